@@ -1,0 +1,39 @@
+"""attn_lib: the attention mechanism in small, readable numpy functions, for the 注意力机制 course.
+
+The public API (names and contracts fixed by the course specification):
+
+    softmax(x, axis=-1)                                    stable; an all -inf row -> zeros
+    scaled_dot_product_attention(q, k, v, mask=None, scale=None) -> (output, weights)
+    causal_mask(n)                                         bool [n, n], True on and below the diagonal
+    additive_mask(mask)                                    0 where True, -inf where False
+    split_heads(x, n_heads), merge_heads(x)                [.., n, d_model] <-> [.., h, n, d_k]
+    multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None) -> (output, weights)
+    init_multi_head_weights(d_model, n_heads, seed=0)      dict with w_q, w_k, w_v, w_o
+    count_parameters(d_model, n_heads, bias=False)         4 d_model^2 (+ 4 d_model with biases)
+
+Plots live in `attn_lib.plotting`, widgets in `attn_lib.widgets`, the article's data in
+`attn_lib.examples`. Importing the package changes nothing global (no seeding, no rcParams).
+"""
+
+from attn_lib.core import additive_mask, causal_mask, scaled_dot_product_attention, softmax
+from attn_lib.multihead import (
+    count_parameters,
+    init_multi_head_weights,
+    merge_heads,
+    multi_head_attention,
+    split_heads,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "softmax",
+    "scaled_dot_product_attention",
+    "causal_mask",
+    "additive_mask",
+    "split_heads",
+    "merge_heads",
+    "multi_head_attention",
+    "init_multi_head_weights",
+    "count_parameters",
+]

@@ -1,0 +1,81 @@
+"""Input checks shared by the public functions: clear errors at the boundary, never a bare numpy one."""
+
+import numbers
+
+import numpy as np
+
+
+def _describe(value):
+    """A short description of what the caller passed, for error messages."""
+    if value is None:
+        return "None"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, np.ndarray):
+        return f"an array of dtype {value.dtype} and shape {value.shape}"
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def as_float_array(value, name, *, allow_neg_inf=False, min_ndim=0):
+    """`value` as a floating numpy array; float16/32/64 kept, anything else numeric becomes float64.
+
+    Rejects None, strings, booleans, complex numbers, NaN, +inf (and -inf unless `allow_neg_inf`),
+    and arrays with fewer than `min_ndim` dimensions, with a message naming `name`.
+    """
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be an array (or list) of numbers, got {_describe(value)}")
+    try:
+        array = np.asarray(value)
+    except ValueError as exc:  # ragged lists
+        raise ValueError(f"{name} must be a rectangular array of numbers: {exc}") from None
+    if array.dtype.kind == "b":
+        raise TypeError(f"{name} must hold numbers, got booleans ({_describe(array)})")
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers, got {_describe(array)}")
+    if array.dtype.kind != "f":
+        array = array.astype(np.float64)
+    if array.ndim < min_ndim:
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dimensions, got shape {array.shape}"
+            f" ({array.ndim} dimension{'s' if array.ndim != 1 else ''})"
+        )
+    check_finite(array, name, allow_neg_inf=allow_neg_inf)
+    return array
+
+
+def check_finite(array, name, *, allow_neg_inf=False):
+    """Raise ValueError if `array` holds NaN or +inf (or -inf when it is not allowed)."""
+    if np.isnan(array).any():
+        where = tuple(int(i) for i in np.argwhere(np.isnan(array))[0])
+        raise ValueError(f"{name} contains NaN (first at index {where}); NaN cannot be attended over")
+    bad = np.isposinf(array) if allow_neg_inf else np.isinf(array)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        allowed = " (only -inf is allowed, to mask a position)" if allow_neg_inf else ""
+        raise ValueError(f"{name} contains {array[where]} at index {where}; values must be finite{allowed}")
+
+
+def check_positive_int(value, name):
+    """`value` as a Python int if it is a positive integer, else a clear error."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {_describe(value)}")
+    if value < 1:
+        raise ValueError(f"{name}={value} must be a positive integer (at least 1)")
+    return int(value)
+
+
+def check_heads_divide(d_model, n_heads):
+    """Raise ValueError unless n_heads divides d_model (each head gets d_k = d_model / n_heads)."""
+    if d_model % n_heads:
+        divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
+        shown = ", ".join(map(str, divisors[:12])) + (", ..." if len(divisors) > 12 else "")
+        raise ValueError(
+            f"n_heads={n_heads} does not divide d_model={d_model}: each head needs"
+            f" d_k = d_model / n_heads to be a whole number (divisors of {d_model}: {shown})"
+        )
+
+
+def float_dtype(*arrays):
+    """The common floating dtype of the arrays (float32 stays float32; ints become float64)."""
+    dtype = np.result_type(*arrays)
+    return dtype if dtype.kind == "f" else np.dtype(np.float64)

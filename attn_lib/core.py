@@ -1,0 +1,150 @@
+"""Softmax, masks and scaled dot-product attention: the article's formulas, one function each.
+
+Mask convention, used everywhere in the course: a boolean ``mask[..., i, j]`` answers
+"may query i attend to key j?" (True = yes). The article's additive form, 0 or -inf added to the
+scores, is derived from it by `additive_mask`.
+
+A row whose keys are all masked has no valid distribution. Here it gets weights that are all
+zero and therefore an output that is all zero, never NaN (a naive softmax would divide 0 by 0).
+"""
+
+import numpy as np
+
+from attn_lib._checks import _describe, as_float_array, check_finite, check_positive_int, float_dtype
+
+
+def _softmax(x, axis=-1):
+    """Stable softmax with no input checks: subtract the row max, exponentiate, normalise."""
+    row_max = np.max(x, axis=axis, keepdims=True)
+    row_max = np.where(np.isneginf(row_max), 0, row_max)  # an all -inf row: exp(-inf) = 0, no NaN
+    e = np.exp(x - row_max)  # every exponent <= 0, so nothing overflows
+    total = np.sum(e, axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def softmax(x, axis=-1):
+    """[..., n] -> [..., n]: softmax(x)_i = exp(x_i) / sum_j exp(x_j) along `axis`.
+
+    Stable for any finite input (the row maximum is subtracted first, which does not change the
+    result). Entries equal to -inf get weight 0; a row that is entirely -inf gets all zeros.
+    NaN and +inf are rejected with a ValueError. Floating dtypes are kept.
+    """
+    x = as_float_array(x, "x", allow_neg_inf=True, min_ndim=1)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"axis must be an integer, got {_describe(axis)}")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis={axis} is out of range for x with {x.ndim} dimensions (shape {x.shape})")
+    return _softmax(x, axis=axis)
+
+
+def causal_mask(n):
+    """n -> bool [n, n]: True on and below the diagonal (query i may see keys 0..i, never the future)."""
+    n = check_positive_int(n, "n")
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def additive_mask(mask, dtype=np.float64):
+    """bool [..., n_q, n_k] -> float [..., n_q, n_k]: 0 where True (may attend), -inf where False.
+
+    This is the article's form: add it to the scores before the softmax.
+    """
+    if mask is None or isinstance(mask, (str, bytes)):
+        raise TypeError(f"mask must be a boolean array (True = may attend), got {_describe(mask)}")
+    mask = np.asarray(mask)
+    if mask.dtype.kind != "b":
+        raise TypeError(
+            f"mask must be a boolean array (True = may attend), got {_describe(mask)};"
+            " for 0/1 integers use mask.astype(bool)"
+        )
+    if mask.ndim < 2:
+        raise ValueError(f"mask must have at least 2 dimensions [n_q, n_k], got shape {mask.shape}")
+    return np.where(mask, 0.0, -np.inf).astype(dtype)
+
+
+def _check_mask(mask, scores_shape, dtype):
+    """A validated mask as an array: bool stays bool; float is cast to the scores' dtype."""
+    if isinstance(mask, (str, bytes)):
+        raise TypeError(f"mask must be a boolean or float array, got {_describe(mask)}")
+    mask = np.asarray(mask)
+    if mask.dtype.kind == "f":
+        check_finite(mask, "mask", allow_neg_inf=True)
+        mask = mask.astype(dtype, copy=False)
+    elif mask.dtype.kind != "b":
+        raise TypeError(
+            f"mask must be boolean (True = may attend) or float (added to the scores), got"
+            f" {_describe(mask)}; for 0/1 integers use mask.astype(bool)"
+        )
+    try:
+        shape = np.broadcast_shapes(mask.shape, scores_shape)
+    except ValueError:
+        shape = None
+    if shape != tuple(scores_shape):
+        raise ValueError(f"mask of shape {mask.shape} does not broadcast to scores of shape {tuple(scores_shape)}")
+    return mask
+
+
+def _check_scale(scale, d_k):
+    """The scale factor: 1/sqrt(d_k) by default, else a positive finite number."""
+    if scale is None:
+        return 1.0 / np.sqrt(d_k)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
+        raise TypeError(f"scale must be a positive number or None, got {_describe(scale)}")
+    if not np.isfinite(scale) or scale <= 0:
+        raise ValueError(f"scale={scale} must be a positive finite number (the default is 1/sqrt(d_k))")
+    return float(scale)
+
+
+def check_qkv(q, k, v):
+    """Validate q, k, v for attention and return them as arrays, plus the broadcast batch shape."""
+    q = as_float_array(q, "q", min_ndim=2)
+    k = as_float_array(k, "k", min_ndim=2)
+    v = as_float_array(v, "v", min_ndim=2)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q has d_k={q.shape[-1]} but k has d_k={k.shape[-1]}: queries and keys must have the same"
+            f" last dimension to be compared by a dot product (q {q.shape}, k {k.shape})"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k has n_k={k.shape[-2]} keys but v has {v.shape[-2]} values: each key needs its value"
+            f" (k {k.shape}, v {v.shape})"
+        )
+    try:
+        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the leading (batch/head) dimensions of q {q.shape}, k {k.shape} and v {v.shape} do not broadcast"
+        ) from None
+    return q, k, v, batch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
+    """[..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v] -> output [..., n_q, d_v], weights [..., n_q, n_k].
+
+    Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k) + M) V, where d_k is the last dimension of q
+    (the per-head key size, never d_model). `mask` is boolean (True = may attend) or float (added
+    to the scaled scores), broadcastable to [..., n_q, n_k]. A fully masked row gives zero weights
+    and a zero output. float32 inputs give float32 results.
+    """
+    q, k, v, batch = check_qkv(q, k, v)
+    n_q, d_k = q.shape[-2:]
+    n_k = k.shape[-2]
+    dtype = float_dtype(q, k, v)
+    q, k, v = q.astype(dtype, copy=False), k.astype(dtype, copy=False), v.astype(dtype, copy=False)
+    scale = _check_scale(scale, d_k)
+    scores_shape = (*batch, n_q, n_k)
+    if mask is not None:
+        mask = _check_mask(mask, scores_shape, dtype)
+
+    # 1. scores: how well each query matches each key, scaled so their variance stays near 1
+    scores = (q @ np.swapaxes(k, -1, -2)) * dtype.type(scale)  # [..., n_q, d_k] x [..., d_k, n_k] -> [..., n_q, n_k]
+    if np.isposinf(scores).any() or np.isnan(scores).any():
+        raise ValueError(f"q @ k^T overflowed {dtype} (|q|, |k| too large); rescale the inputs")
+    # 2. mask: a forbidden key gets -inf, so its weight becomes exactly 0
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf) if mask.dtype.kind == "b" else scores + mask
+    # 3. weights: each row is a probability distribution over the keys
+    weights = _softmax(scores, axis=-1)  # [..., n_q, n_k]
+    # 4. output: the weighted average of the values
+    output = weights @ v  # [..., n_q, n_k] x [..., n_k, d_v] -> [..., n_q, d_v]
+    return output, weights
