@@ -14,6 +14,11 @@ STRINGS = {
         "attention_title": "Attention weights",
         "head_title": "head {i}",
         "heads_suptitle": "{h} heads, d_k = {d_k} each",
+        # --- widgets (attn_lib/widgets.py) ---
+        # --- exercises (attn_lib/exercises.py) ---
+        # --- learned attention (attn_lib/tiny_model.py) ---
+        # --- efficient attention (attn_lib/efficient.py) ---
+        # --- pretrained model (attn_lib/pretrained.py) ---
     },
     "zh": {
         "query_axis": "查询（发出注意力的词）",
@@ -22,6 +27,11 @@ STRINGS = {
         "attention_title": "注意力权重",
         "head_title": "第 {i} 个头",
         "heads_suptitle": "{h} 个头，每个头 d_k = {d_k}",
+        # --- widgets (attn_lib/widgets.py) ---
+        # --- exercises (attn_lib/exercises.py) ---
+        # --- learned attention (attn_lib/tiny_model.py) ---
+        # --- efficient attention (attn_lib/efficient.py) ---
+        # --- pretrained model (attn_lib/pretrained.py) ---
     },
 }
 
