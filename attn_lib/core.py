@@ -34,6 +34,8 @@ def softmax(x, axis=-1):
         raise TypeError(f"axis must be an integer, got {_describe(axis)}")
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"axis={axis} is out of range for x with {x.ndim} dimensions (shape {x.shape})")
+    if x.shape[axis] == 0:
+        raise ValueError(f"x has no entries along axis={axis} (shape {x.shape}); softmax needs at least one")
     return _softmax(x, axis=axis)
 
 
@@ -51,6 +53,9 @@ def additive_mask(mask, dtype=np.float64):
     if mask is None or isinstance(mask, (str, bytes)):
         raise TypeError(f"mask must be a boolean array (True = may attend), got {_describe(mask)}")
     mask = np.asarray(mask)
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"dtype must be a floating dtype (it must hold -inf), got {dtype}")
     if mask.dtype.kind != "b":
         raise TypeError(
             f"mask must be a boolean array (True = may attend), got {_describe(mask)};"
@@ -65,7 +70,10 @@ def _check_mask(mask, scores_shape, dtype):
     """A validated mask as an array: bool stays bool; float is cast to the scores' dtype."""
     if isinstance(mask, (str, bytes)):
         raise TypeError(f"mask must be a boolean or float array, got {_describe(mask)}")
-    mask = np.asarray(mask)
+    try:
+        mask = np.asarray(mask)
+    except ValueError as exc:  # ragged lists
+        raise ValueError(f"mask must be a rectangular array: {exc}") from None
     if mask.dtype.kind == "f":
         check_finite(mask, "mask", allow_neg_inf=True)
         mask = mask.astype(dtype, copy=False)
@@ -104,6 +112,8 @@ def check_qkv(q, k, v):
             f"q has d_k={q.shape[-1]} but k has d_k={k.shape[-1]}: queries and keys must have the same"
             f" last dimension to be compared by a dot product (q {q.shape}, k {k.shape})"
         )
+    if q.shape[-1] == 0 or k.shape[-2] == 0:
+        raise ValueError(f"q and k need d_k >= 1 and at least one key, got q {q.shape}, k {k.shape}")
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(
             f"k has n_k={k.shape[-2]} keys but v has {v.shape[-2]} values: each key needs its value"
@@ -116,6 +126,55 @@ def check_qkv(q, k, v):
             f"the leading (batch/head) dimensions of q {q.shape}, k {k.shape} and v {v.shape} do not broadcast"
         ) from None
     return q, k, v, batch
+
+
+# Long inputs (more than this many scores per head) take `_attention_blocked`: same result, faster.
+_BLOCKED_MIN_SCORES = 512 * 512
+_BLOCK_BYTES = 1 << 20  # scores per block: 1 MiB, about what one core's L2 cache holds
+
+
+def _may_overflow(q, k, scale):
+    """False when no score scale * q_i . k_j can overflow: |q_i . k_j| <= d_k max|q| max|k|, with room to spare."""
+    q_max = max(float(np.max(q)), -float(np.min(q)))
+    k_max = max(float(np.max(k)), -float(np.min(k)))
+    return not q.shape[-1] * q_max * k_max * max(1.0, float(scale)) < float(np.finfo(q.dtype).max) / 2
+
+
+def _attention_blocked(q, k, v, mask, scale, batch, block_bytes=_BLOCK_BYTES):
+    """Validated inputs -> (output, weights) of attention, one head and a block of query rows at a time.
+
+    The same steps as `scaled_dot_product_attention`, in place on a [rows, n_k] block of the weights
+    while that block is still in the CPU cache, instead of one sweep over memory per step.
+    """
+    n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
+    rows = max(1, block_bytes // (n_k * q.dtype.itemsize))  # query rows per block
+    output = np.empty((*batch, n_q, d_v), q.dtype)  # [..., n_q, d_v]
+    weights = np.empty((*batch, n_q, n_k), q.dtype)  # [..., n_q, n_k]
+    check_overflow = _may_overflow(q, k, scale)  # usually False: no need to look at every score
+    q, k, v = (np.broadcast_to(x, (*batch, *x.shape[-2:])) for x in (q, k, v))  # views, nothing copied
+    if mask is not None:
+        mask = np.broadcast_to(mask, weights.shape)
+    for b in np.ndindex(*batch):  # one head (one batch entry) at a time
+        for i in range(0, n_q, rows):
+            s = weights[b][i : i + rows]  # [rows, n_k], a view into the result
+            np.matmul(q[b][i : i + rows], k[b].T, out=s)  # [rows, d_k] x [d_k, n_k] -> [rows, n_k]
+            np.multiply(s, scale, out=s)
+            if check_overflow and not np.isfinite(s).all():
+                raise ValueError(f"q @ k^T overflowed {q.dtype} (|q|, |k| too large); rescale the inputs")
+            if mask is not None:
+                m = mask[b][i : i + rows]
+                if m.dtype.kind == "b":
+                    np.copyto(s, -np.inf, where=~m)  # a forbidden key gets -inf, so its weight becomes 0
+                else:
+                    np.add(s, m, out=s)
+            row_max = s.max(axis=-1, keepdims=True)  # [rows, 1]
+            row_max[np.isneginf(row_max)] = 0  # an all -inf row: exp(-inf) = 0, no NaN
+            np.exp(np.subtract(s, row_max, out=s), out=s)
+            total = s.sum(axis=-1, keepdims=True)  # [rows, 1]
+            total[total == 0] = 1  # a fully masked row stays all zeros
+            np.divide(s, total, out=s)
+            np.matmul(s, v[b], out=output[b][i : i + rows])  # [rows, n_k] x [n_k, d_v] -> [rows, d_v]
+    return output, weights
 
 
 def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
@@ -135,10 +194,12 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
     scores_shape = (*batch, n_q, n_k)
     if mask is not None:
         mask = _check_mask(mask, scores_shape, dtype)
+    if n_q * n_k > _BLOCKED_MIN_SCORES:  # same result, computed a block of rows at a time
+        return _attention_blocked(q, k, v, mask, dtype.type(scale), batch)
 
     # 1. scores: how well each query matches each key, scaled so their variance stays near 1
     scores = (q @ np.swapaxes(k, -1, -2)) * dtype.type(scale)  # [..., n_q, d_k] x [..., d_k, n_k] -> [..., n_q, n_k]
-    if np.isposinf(scores).any() or np.isnan(scores).any():
+    if not np.isfinite(scores).all():  # an overflow to -inf would pass silently as a masked key
         raise ValueError(f"q @ k^T overflowed {dtype} (|q|, |k| too large); rescale the inputs")
     # 2. mask: a forbidden key gets -inf, so its weight becomes exactly 0
     if mask is not None:

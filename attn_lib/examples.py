@@ -73,7 +73,8 @@ MODELS = (
 
 #: Pre-segmented sentences (tokens separated by spaces), each with how often it occurs.
 #: Made for the course: the weather lines give 今天天气 -> 很好 / 不错 / 真热, and the food lines
-#: show that "吃了" alone does not tell which city's dish comes next.
+#: show that "吃了" alone does not tell which city's dish comes next (nor does "朋友 吃了" when the city
+#: is further back).
 TINY_CORPUS = (
     ("今天 天气 很好", 5),
     ("今天 天气 不错", 3),
@@ -85,4 +86,8 @@ TINY_CORPUS = (
     ("我 在 成都 吃了 火锅", 3),
     ("我 在 西安 吃了 肉夹馍", 2),
     ("我 在 武汉 吃了 热干面", 2),
+    # the city two words further back: now even a trigram ("朋友 吃了") cannot see it
+    ("我 在 北京 和 朋友 吃了 烤鸭", 2),
+    ("我 在 上海 和 朋友 吃了 小笼包", 2),
+    ("我 在 成都 和 朋友 吃了 火锅", 1),
 )

@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib import font_manager
 from matplotlib.figure import Figure
 
-from attn_lib._checks import _describe, as_float_array
+from attn_lib._checks import _describe, as_float_array, check_positive_int
 from attn_lib.i18n import t
 
 #: Installed fonts that cover simplified Chinese, best first (Linux, macOS, Windows).
@@ -60,7 +60,7 @@ def use_cjk_font():
 
 
 def _check_tokens(tokens, n, name, dim):
-    if tokens is None or isinstance(tokens, str) and len(tokens) != n:
+    if tokens is None or isinstance(tokens, str) and len(tokens) != n or not hasattr(tokens, "__iter__"):
         raise TypeError(f"{name} must be a sequence of {n} token strings, got {_describe(tokens)}")
     tokens = [str(tok) for tok in tokens]
     if len(tokens) != n:
@@ -68,13 +68,18 @@ def _check_tokens(tokens, n, name, dim):
     return tokens
 
 
-def draw_attention(ax, weights, query_tokens, key_tokens, *, title=None, lang=None, annotate=None,
-                   colorbar=True, cmap="Blues"):
+def draw_attention(
+    ax, weights, query_tokens, key_tokens, *, title=None, lang=None, annotate=None, colorbar=True, cmap="Blues"
+):
     """Draw one [n_q, n_k] heatmap of weights on `ax` (rows: queries, columns: keys); return the image."""
     n_q, n_k = weights.shape
     image = ax.imshow(weights, vmin=0.0, vmax=1.0, cmap=cmap)
-    ax.set_xticks(range(n_k), key_tokens, rotation=45 if max(map(len, key_tokens)) > 2 else 0,
-                  ha="right" if max(map(len, key_tokens)) > 2 else "center")
+    ax.set_xticks(
+        range(n_k),
+        key_tokens,
+        rotation=45 if max(map(len, key_tokens)) > 2 else 0,
+        ha="right" if max(map(len, key_tokens)) > 2 else "center",
+    )
     ax.set_yticks(range(n_q), query_tokens)
     ax.set_xlabel(t("key_axis", lang))
     ax.set_ylabel(t("query_axis", lang))
@@ -85,8 +90,15 @@ def draw_attention(ax, weights, query_tokens, key_tokens, *, title=None, lang=No
         for i in range(n_q):
             for j in range(n_k):
                 value = weights[i, j]
-                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8 if n_k > 6 else 10,
-                        color="white" if value > 0.55 else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{value:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=8 if n_k > 6 else 10,
+                    color="white" if value > 0.55 else "black",
+                )
     if colorbar:
         ax.figure.colorbar(image, ax=ax, label=t("weight", lang), fraction=0.046, pad=0.04)
     return image
@@ -96,11 +108,14 @@ def _check_weights(weights, min_ndim, max_ndim):
     weights = as_float_array(weights, "weights", min_ndim=min_ndim)
     if weights.ndim > max_ndim:
         raise ValueError(f"weights must have at most {max_ndim} dimensions, got shape {weights.shape}")
+    if weights.size == 0:
+        raise ValueError(f"weights must have at least one row and one column, got shape {weights.shape}")
     return weights
 
 
-def plot_attention(weights, tokens, key_tokens=None, *, title=None, lang=None, annotate=None,
-                   figsize=None, cmap="Blues"):
+def plot_attention(
+    weights, tokens, key_tokens=None, *, title=None, lang=None, annotate=None, figsize=None, cmap="Blues"
+):
     """[n_q, n_k] weights -> a Figure: a heatmap on one 0-1 colour scale, tokens on both axes.
 
     `tokens` labels the rows (queries); `key_tokens` the columns (keys), defaulting to `tokens`.
@@ -113,8 +128,9 @@ def plot_attention(weights, tokens, key_tokens=None, *, title=None, lang=None, a
     key_tokens = _check_tokens(tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
     side = 1.2 + 0.45 * max(n_q, n_k)
     fig = Figure(figsize=figsize or (side + 1.6, side), layout="constrained")
-    draw_attention(fig.add_subplot(), weights, query_tokens, key_tokens, title=title, lang=lang,
-                   annotate=annotate, cmap=cmap)
+    draw_attention(
+        fig.add_subplot(), weights, query_tokens, key_tokens, title=title, lang=lang, annotate=annotate, cmap=cmap
+    )
     return fig
 
 
@@ -125,7 +141,7 @@ def plot_heads(weights, tokens, *, title=None, lang=None, ncols=None, annotate=N
     h, n_q, n_k = weights.shape
     query_tokens = _check_tokens(tokens, n_q, "tokens", "rows (queries)")
     key_tokens = _check_tokens(tokens, n_k, "tokens", "columns (keys)")
-    ncols = ncols or min(h, 4)
+    ncols = min(h, 4) if ncols is None else check_positive_int(ncols, "ncols")
     nrows = -(-h // ncols)
     cell = 1.0 + 0.3 * max(n_q, n_k)
     fig = Figure(figsize=(cell * ncols + 1.0, cell * nrows + 0.6), layout="constrained")
@@ -137,8 +153,17 @@ def plot_heads(weights, tokens, *, title=None, lang=None, ncols=None, annotate=N
         if i >= h:
             ax.set_axis_off()
             continue
-        image = draw_attention(ax, weights[i], query_tokens, key_tokens, title=t("head_title", lang, i=i + 1),
-                               lang=lang, annotate=annotate, colorbar=False, cmap=cmap)
+        image = draw_attention(
+            ax,
+            weights[i],
+            query_tokens,
+            key_tokens,
+            title=t("head_title", lang, i=i + 1),
+            lang=lang,
+            annotate=annotate,
+            colorbar=False,
+            cmap=cmap,
+        )
         if i % ncols:
             ax.set_ylabel("")
         if i < h - ncols:

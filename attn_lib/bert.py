@@ -1,0 +1,124 @@
+"""A BERT encoder's forward pass in numpy, built on attn_lib.multi_head_attention.
+
+One encoder layer (post-layer-norm, as in BERT):
+
+    A = LayerNorm(X + MultiHead(X))                      MultiHead with biases on Q, K, V and O
+    Y = LayerNorm(A + GELU(A W_1 + b_1) W_2 + b_2)       the position-wise feed-forward network
+
+The input X is the sum of three learned embeddings (token, position, segment) followed by a layer
+norm. A sentence embedding (sentence-transformers style) is the mean of the last hidden states over
+the real tokens, scaled to length 1. Weights are stored for ``x @ w`` (PyTorch's Linear stores the
+transpose). Everything works on one sentence [n, ...] or a padded batch [b, n, ...].
+"""
+
+import numpy as np
+
+from attn_lib.multihead import multi_head_attention
+
+# erfc(z) ~ t exp(-z^2 + P(t)), t = 1 / (1 + z/2), z >= 0: a Chebyshev fit with relative error below
+# 1.2e-7 (Numerical Recipes, "erfcc"); erf = 1 - erfc is then within 1e-7 of the exact value.
+_ERFC_COEFFS = (
+    -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806,
+    0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277,
+)  # fmt: skip
+
+
+def erf(x):
+    """[...] -> [...]: the error function erf(x) = 2/sqrt(pi) * integral_0^x exp(-s^2) ds, to within 1e-7.
+
+    numpy has no erf; this is computed in float64 and returned in the dtype of `x` (a float).
+    """
+    x = np.asarray(x)
+    z = np.abs(x.astype(np.float64))
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = np.zeros_like(t)
+    for c in reversed(_ERFC_COEFFS):  # Horner's rule
+        poly = poly * t + c
+    erfc = t * np.exp(-z * z + poly)  # erfc(|x|)
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64
+    return np.where(x >= 0, 1.0 - erfc, erfc - 1.0).astype(dtype, copy=False)
+
+
+def gelu(x):
+    """[...] -> [...]: GELU(x) = x * Phi(x) = x/2 * (1 + erf(x / sqrt(2))), the exact (erf) form BERT uses."""
+    return x * 0.5 * (1.0 + erf(x / np.sqrt(2.0).astype(x.dtype)))
+
+
+def layer_norm(x, gamma, beta, eps=1e-12):
+    """[..., d], [d], [d] -> [..., d]: normalise each vector to mean 0, variance 1, then scale and shift."""
+    mean = x.mean(axis=-1, keepdims=True)  # [..., 1]
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)  # [..., 1], the biased variance, as PyTorch
+    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def feed_forward(x, w_1, b_1, w_2, b_2):
+    """[..., n, d_model] -> [..., n, d_model]: GELU(x W_1 + b_1) W_2 + b_2, applied to each position alone."""
+    hidden = gelu(x @ w_1 + b_1)  # [..., n, d_model] x [d_model, d_ff] -> [..., n, d_ff]
+    return hidden @ w_2 + b_2  # [..., n, d_ff] x [d_ff, d_model] -> [..., n, d_model]
+
+
+def padding_mask(attention_mask):
+    """[..., n] 0/1 -> bool [..., 1, 1, n]: query i may attend to key j iff j is a real token (not padding).
+
+    The two inserted axes broadcast over the heads and the queries of multi_head_attention's weights
+    [..., h, n, n]. Padded query rows still attend to the real tokens; their outputs are ignored later.
+    """
+    keep = np.asarray(attention_mask).astype(bool)  # [..., n]
+    return keep[..., None, None, :]  # [..., n] -> [..., 1, 1, n]
+
+
+def embed_tokens(input_ids, params, token_type_ids=None, eps=1e-12):
+    """int [..., n] -> [..., n, d_model]: LayerNorm(token embedding + position embedding + segment embedding)."""
+    input_ids = np.asarray(input_ids)
+    n = input_ids.shape[-1]
+    token_type_ids = np.zeros_like(input_ids) if token_type_ids is None else np.asarray(token_type_ids)
+    x = (
+        params["word_embeddings"][input_ids]  # [..., n] -> [..., n, d_model]
+        + params["position_embeddings"][:n]  # [n, d_model], positions 0..n-1
+        + params["token_type_embeddings"][token_type_ids]  # [..., n] -> [..., n, d_model]
+    )
+    return layer_norm(x, params["embeddings_ln_gamma"], params["embeddings_ln_beta"], eps)
+
+
+def encoder_layer(x, layer, n_heads, mask=None, eps=1e-12):
+    """[..., n, d_model] -> [..., n, d_model], weights [..., h, n, n]: attention, then feed-forward, each
+    followed by a residual connection and a layer norm."""
+    heads_out, weights = multi_head_attention(
+        x, layer["w_q"], layer["w_k"], layer["w_v"], layer["w_o"], n_heads, mask=mask,
+        b_q=layer["b_q"], b_k=layer["b_k"], b_v=layer["b_v"], b_o=layer["b_o"],
+    )  # fmt: skip
+    x = layer_norm(x + heads_out, layer["ln1_gamma"], layer["ln1_beta"], eps)  # [..., n, d_model]
+    ff = feed_forward(x, layer["w_1"], layer["b_1"], layer["w_2"], layer["b_2"])  # [..., n, d_model]
+    return layer_norm(x + ff, layer["ln2_gamma"], layer["ln2_beta"], eps), weights
+
+
+def bert_encoder(input_ids, params, n_heads, attention_mask=None, eps=1e-12):
+    """int [..., n] -> hidden states [..., L+1, n, d_model], weights [..., L, h, n, n].
+
+    hidden_states[..., 0, :, :] is the embedding layer's output and hidden_states[..., l, :, :] the
+    output of layer l (so [..., -1, :, :] is the last hidden state); weights[..., l, i] is head i of
+    layer l+1. `attention_mask` (1 = real token, 0 = padding; default all 1) keeps padding out of
+    every head's keys.
+    """
+    mask = None if attention_mask is None else padding_mask(attention_mask)  # [..., 1, 1, n]
+    x = embed_tokens(input_ids, params, eps=eps)  # [..., n, d_model]
+    hidden, weights = [x], []
+    for layer in params["layers"]:
+        x, w = encoder_layer(x, layer, n_heads, mask, eps)  # [..., n, d_model], [..., h, n, n]
+        hidden.append(x)
+        weights.append(w)
+    return np.stack(hidden, axis=-3), np.stack(weights, axis=-4)  # [..., L+1, n, d_model], [..., L, h, n, n]
+
+
+def mean_pooling(hidden, attention_mask=None):
+    """[..., n, d_model], [..., n] -> [..., d_model]: the average of the hidden states of the real tokens."""
+    if attention_mask is None:
+        return hidden.mean(axis=-2)
+    keep = np.asarray(attention_mask).astype(hidden.dtype)[..., None]  # [..., n] -> [..., n, 1]
+    total = (hidden * keep).sum(axis=-2)  # [..., n, d_model] -> [..., d_model]
+    return total / np.maximum(keep.sum(axis=-2), 1e-9)  # divided by the number of real tokens
+
+
+def l2_normalize(x, eps=1e-12):
+    """[..., d] -> [..., d]: x / ||x||, so that a dot product of two results is their cosine similarity."""
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), eps)

@@ -1,0 +1,203 @@
+"""Efficient attention: the same softmax(Q K^T / sqrt(d_k) + M) V, computed without an n x n matrix.
+
+The formula as written forms every score at once: n = 32,768 tokens make a 32,768 x 32,768 matrix,
+4 GiB in float32, for one head. Three ways around it, each exact (equal to
+`attn_lib.scaled_dot_product_attention` up to floating-point rounding):
+
+- `tiled_attention`: blocks of queries against blocks of keys with an *online softmax* (the
+  FlashAttention idea). A running maximum and a running sum per query row let each block's partial
+  output be rescaled when a later block brings a larger score. At most one block of scores exists
+  at any time, so memory grows with n, not n^2. The weights are never formed, so only the output
+  is returned.
+- `KVCache`: autoregressive decoding. The keys and values of past tokens never change (a causal
+  model cannot see the future), so they are stored once and each new token attends over them:
+  O(n) work per step instead of recomputing the whole O(n^2) attention.
+- `blocked_attention_with_weights`: the full weights are still returned, but they are computed a
+  block of query rows at a time, so the working block stays in the CPU cache.
+  `scaled_dot_product_attention` takes this path by itself for long inputs (core's private
+  `_attention_blocked`); this function exposes it for any size.
+"""
+
+import numpy as np
+
+from attn_lib._checks import _describe, as_float_array, check_positive_int, float_dtype
+from attn_lib.core import _attention_blocked, _check_mask, _check_scale, _may_overflow, check_qkv
+
+
+def _prepare(q, k, v, mask, scale):
+    """Validated q, k, v (common float dtype), batch shape, mask (or None) and scale, as core does."""
+    q, k, v, batch = check_qkv(q, k, v)
+    dtype = float_dtype(q, k, v)
+    q, k, v = q.astype(dtype, copy=False), k.astype(dtype, copy=False), v.astype(dtype, copy=False)
+    scale = _check_scale(scale, q.shape[-1])
+    if mask is not None:
+        mask = _check_mask(mask, (*batch, q.shape[-2], k.shape[-2]), dtype)
+    return q, k, v, batch, mask, dtype, scale
+
+
+def _check_bool(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_describe(value)}")
+    return bool(value)
+
+
+def _check_no_overflow(scores, dtype):
+    """Raise core's error if q @ k^T overflowed (any score that is not finite)."""
+    if not np.isfinite(scores).all():
+        raise ValueError(f"q @ k^T overflowed {dtype} (|q|, |k| too large); rescale the inputs")
+
+
+def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, scale=None):
+    """[..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v] -> output [..., n_q, d_v] (no weights).
+
+    Same result as `scaled_dot_product_attention(q, k, v, mask, scale)[0]`, computed block by block
+    with an online softmax, so at most one [..., block_q, block_k] block of scores exists at a time.
+    Only the output is returned: the n_q x n_k weights are exactly what this function avoids forming.
+
+    `causal=True` lets query i see keys 0 .. i + (n_k - n_q): the queries are the last n_q positions
+    of the sequence (for n_q == n_k this is `causal_mask(n)`). Key blocks entirely in the future of a
+    query block are skipped, which halves the work. `mask` (boolean, True = may attend, or float,
+    added to the scaled scores, broadcastable to [..., n_q, n_k]) may be combined with it. A query
+    row with no visible key gets a zero output, as in `scaled_dot_product_attention`.
+    """
+    q, k, v, batch, mask, dtype, scale = _prepare(q, k, v, mask, scale)
+    causal = _check_bool(causal, "causal")
+    block_q, block_k = check_positive_int(block_q, "block_q"), check_positive_int(block_k, "block_k")
+    n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
+    offset = n_k - n_q  # query i sits at position offset + i of the sequence
+    check_overflow = _may_overflow(q, k, scale)  # usually False: no need to look at every score
+    q = q * dtype.type(scale)  # scaling q (n_q x d_k numbers) is cheaper than scaling every score
+    output = np.empty((*batch, n_q, d_v), dtype)  # [..., n_q, d_v]
+
+    for i0 in range(0, n_q, block_q):
+        i1 = min(i0 + block_q, n_q)
+        q_blk = q[..., i0:i1, :]  # [..., bq, d_k]
+        # the online-softmax state of each query row: running max, running sum, unnormalised output
+        run_max = np.full((*batch, i1 - i0, 1), -np.inf, dtype)  # [..., bq, 1]
+        run_sum = np.zeros((*batch, i1 - i0, 1), dtype)  # [..., bq, 1]
+        acc = np.zeros((*batch, i1 - i0, d_v), dtype)  # [..., bq, d_v]
+        # with causal=True the last query of this block sees keys up to offset + i1 - 1: stop there
+        k_end = min(n_k, offset + i1) if causal else n_k
+        for j0 in range(0, k_end, block_k):
+            j1 = min(j0 + block_k, n_k)
+            s = q_blk @ np.swapaxes(k[..., j0:j1, :], -1, -2)  # [..., bq, d_k] x [..., d_k, bk] -> [..., bq, bk]
+            if check_overflow:
+                _check_no_overflow(s, dtype)
+            if causal and j1 - 1 > offset + i0:  # this block crosses the diagonal: hide the future
+                future = np.arange(j0, j1) > offset + np.arange(i0, i1)[:, None]  # [bq, bk]
+                s[..., future] = -np.inf
+            if mask is not None:
+                m_blk = mask[..., i0:i1, j0:j1]
+                s = np.where(m_blk, s, -np.inf) if m_blk.dtype.kind == "b" else s + m_blk
+            # new running max; a row that has seen only -inf keeps 0 as its reference, so exp gives 0, not NaN
+            new_max = np.maximum(run_max, s.max(axis=-1, keepdims=True))  # [..., bq, 1]
+            ref = np.where(np.isneginf(new_max), 0, new_max)
+            alpha = np.exp(run_max - ref)  # how much the earlier partial sums shrink under the new max
+            p = np.exp(np.subtract(s, ref, out=s), out=s)  # [..., bq, bk], in place: s is not needed again
+            run_sum = run_sum * alpha + p.sum(axis=-1, keepdims=True)
+            acc = acc * alpha + p @ v[..., j0:j1, :]  # [..., bq, bk] x [..., bk, d_v] -> [..., bq, d_v]
+            run_max = new_max
+        # normalise once at the end; a row that saw no key has run_sum = 0 and keeps its zero output
+        np.divide(acc, np.where(run_sum > 0, run_sum, 1), out=output[..., i0:i1, :])
+    return output
+
+
+def blocked_attention_with_weights(q, k, v, mask=None, scale=None, block_bytes=1 << 20):
+    """[..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v] -> output [..., n_q, d_v], weights [..., n_q, n_k].
+
+    The result of `scaled_dot_product_attention`, computed one head and a few query rows at a time:
+    each block of about `block_bytes` of scores is scaled, masked, exponentiated and normalised in
+    place while it is still in the CPU cache, then multiplied by V. The weights are written straight
+    into the preallocated result, so no n_q x n_k temporary exists besides the weights themselves.
+    `scaled_dot_product_attention` takes this path by itself for long inputs; this function exposes
+    it for any size and block size (for tests and benchmarks).
+    """
+    q, k, v, batch, mask, dtype, scale = _prepare(q, k, v, mask, scale)
+    block_bytes = check_positive_int(block_bytes, "block_bytes")
+    return _attention_blocked(q, k, v, mask, dtype.type(scale), batch, block_bytes=block_bytes)
+
+
+class KVCache:
+    """The keys and values of the tokens decoded so far, in preallocated buffers [..., capacity, d].
+
+    Decoding one token: `append(k_t, v_t)` stores its key and value, then `attend(q_t)` lets its
+    query attend over every stored position (itself included, never the future). Step t costs
+    O(t * d) instead of the O(t^2 * d) of recomputing causal attention over the whole prefix, and the
+    outputs are exactly those of causal attention over the full sequence. `decode_step(q_t, k_t, v_t)`
+    does both.
+
+    k_t, q_t: [..., d_k]; v_t: [..., d_v] (one token), or [..., m, d_k] / [..., m, d_v] for m tokens at
+    once (e.g. the prompt); `attend` then applies the causal mask among those m tokens too.
+    """
+
+    def __init__(self, capacity, d_k, d_v=None, batch_shape=(), dtype=np.float32):
+        self.capacity = check_positive_int(capacity, "capacity")
+        d_k = check_positive_int(d_k, "d_k")
+        d_v = d_k if d_v is None else check_positive_int(d_v, "d_v")
+        if isinstance(batch_shape, (int, np.integer)):
+            batch_shape = (batch_shape,)
+        try:
+            self.batch_shape = tuple(check_positive_int(b, "batch_shape entry") for b in batch_shape)
+        except TypeError:
+            raise TypeError(f"batch_shape must be a tuple of positive integers, got {_describe(batch_shape)}") from None
+        self.dtype = np.dtype(dtype)
+        if self.dtype.kind != "f":
+            raise TypeError(f"dtype must be a floating dtype (float32 or float64), got {self.dtype}")
+        self.keys = np.zeros((*self.batch_shape, self.capacity, d_k), self.dtype)  # [..., capacity, d_k]
+        self.values = np.zeros((*self.batch_shape, self.capacity, d_v), self.dtype)  # [..., capacity, d_v]
+        self.length = 0  # positions 0 .. length-1 are filled
+
+    def _tokens(self, x, name, d):
+        """x as [..., m, d] in the cache's dtype, checked against the batch shape and width d."""
+        x = as_float_array(x, name, min_ndim=1)
+        shape = x.shape
+        if x.ndim == len(self.batch_shape) + 1:
+            x = x[..., None, :]  # one token: [..., d] -> [..., 1, d]
+        if x.ndim != len(self.batch_shape) + 2 or x.shape[:-2] != self.batch_shape or x.shape[-1] != d:
+            raise ValueError(
+                f"{name} must have shape [*batch_shape, d] or [*batch_shape, m, d] with batch_shape"
+                f" {self.batch_shape} and d={d}, got shape {shape}"
+            )
+        return x.astype(self.dtype, copy=False)
+
+    def append(self, k_t, v_t):
+        """Store the keys [..., (m,) d_k] and values [..., (m,) d_v] of the next m tokens (m = 1 if omitted)."""
+        k_t = self._tokens(k_t, "k_t", self.keys.shape[-1])  # [..., m, d_k]
+        v_t = self._tokens(v_t, "v_t", self.values.shape[-1])  # [..., m, d_v]
+        if k_t.shape[-2] != v_t.shape[-2]:
+            raise ValueError(f"k_t holds {k_t.shape[-2]} tokens but v_t holds {v_t.shape[-2]}: one value per key")
+        m = k_t.shape[-2]
+        if self.length + m > self.capacity:
+            raise ValueError(
+                f"the cache holds {self.length} of capacity={self.capacity} positions and cannot take {m} more;"
+                " create it with a larger capacity"
+            )
+        self.keys[..., self.length : self.length + m, :] = k_t
+        self.values[..., self.length : self.length + m, :] = v_t
+        self.length += m
+
+    def attend(self, q_t, scale=None):
+        """[..., (m,) d_k] -> [..., (m,) d_v]: the last m stored tokens' queries attend over positions 0 .. own."""
+        if self.length == 0:
+            raise ValueError("the cache is empty: append(k_t, v_t) the current token before attend(q_t)")
+        single = np.ndim(q_t) == len(self.batch_shape) + 1
+        q_t = self._tokens(q_t, "q_t", self.keys.shape[-1])  # [..., m, d_k]
+        m, n = q_t.shape[-2], self.length
+        if m > n:
+            raise ValueError(f"q_t holds {m} queries but the cache holds only {n} tokens; append their keys first")
+        scale = self.dtype.type(_check_scale(scale, q_t.shape[-1]))
+        keys, values = self.keys[..., :n, :], self.values[..., :n, :]  # views of the filled part
+        scores = (q_t @ np.swapaxes(keys, -1, -2)) * scale  # [..., m, d_k] x [..., d_k, n] -> [..., m, n]
+        _check_no_overflow(scores, self.dtype)
+        if m > 1:  # query i of the m new tokens sits at position n - m + i: hide what comes after it
+            scores[..., np.arange(n) > np.arange(n - m, n)[:, None]] = -np.inf
+        scores -= scores.max(axis=-1, keepdims=True)  # every row sees at least its own key: finite max
+        weights = np.exp(scores, out=scores)
+        weights /= weights.sum(axis=-1, keepdims=True)
+        out = weights @ values  # [..., m, n] x [..., n, d_v] -> [..., m, d_v]
+        return out[..., 0, :] if single else out
+
+    def decode_step(self, q_t, k_t, v_t, scale=None):
+        """Append the current token's key and value, then return its attention output."""
+        self.append(k_t, v_t)
+        return self.attend(q_t, scale=scale)

@@ -1,0 +1,640 @@
+"""Sliders and toggles that redraw attention heatmaps live: d_k and scaling, the causal mask, the heads.
+
+Each widget is an `ipywidgets.VBox` with three public attributes:
+
+    w.controls   dict: name -> the ipywidgets control ("d_k", "scale" | "mask" | "n_heads" | "temperature")
+    w.state      dict: what the last update computed (weights, statistics, ...; "error" is None or a message)
+    w.update()   recompute and redraw from the controls' current values; returns w.state
+
+Moving a control calls `update()`. An exception inside `update()` never reaches the learner as a
+traceback: it becomes a short message in the widget and in ``state["error"]``. Every drawn word
+comes from `attn_lib.i18n` (``lang=None`` follows `set_language`).
+
+Speed: a figure's frame (axes, ticks, labels, colour bar) is drawn once; later updates repaint only
+the heatmap cells and the titles (matplotlib "blitting"), and the result is sent as PNG bytes to an
+`ipywidgets.Image`. The same PNG is added to the widget's display data, so a reader without a
+kernel (GitHub, nbviewer) sees the widget's first picture.
+"""
+
+import base64
+import html
+import io
+
+import ipywidgets
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
+
+from attn_lib import examples
+from attn_lib._checks import _describe, check_positive_int
+from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
+from attn_lib.i18n import check_language, get_language, t
+from attn_lib.multihead import count_parameters, init_multi_head_weights, split_heads
+from attn_lib.plotting import draw_attention, plot_attention, use_cjk_font
+
+#: Dots per inch of the widgets' pictures: small enough to redraw in a few tens of milliseconds.
+DPI = 80
+#: The d_k values of the d_k slider (log-spaced).
+D_K_OPTIONS = tuple(2**i for i in range(10))  # 1, 2, 4, ..., 512
+#: How many random (q, k) pairs the d_k widget uses to measure Var(q . k).
+N_SAMPLE_PAIRS = 2000
+#: At most this many heads are offered by default (one heatmap each).
+MAX_HEADS = 16
+#: How many head-count layouts the heads widget keeps drawn (a new h needs a new layout: slow).
+FIGURE_CACHE = 8
+
+
+# --- the data the widgets draw --------------------------------------------------------------------
+
+
+def standardised_cat_embeddings():
+    """-> [3, 4]: the article's 猫吃鱼 embeddings shifted and scaled to mean 0 and variance 1 overall.
+
+    One mean and one standard deviation for the whole matrix, so that the three tokens stay different
+    (per-row standardising would make 猫 and 吃 identical).
+    """
+    x = np.array(examples.CAT_EMBEDDINGS)  # [3, 4]
+    return (x - x.mean()) / x.std()
+
+
+def project(x, d_out, rng):
+    """[n, d_in] -> [n, d_out]: x @ W with W ~ N(0, 1/d_in), keeping unit-variance components near variance 1."""
+    d_in = x.shape[-1]
+    w = rng.normal(0.0, 1.0 / np.sqrt(d_in), size=(d_in, d_out))  # [d_in, d_out]
+    return x @ w  # [n, d_in] x [d_in, d_out] -> [n, d_out]
+
+
+def divisors(n):
+    """n -> [1, ..., n]: every h that divides n, ascending."""
+    n = check_positive_int(n, "n")
+    return [h for h in range(1, n + 1) if n % h == 0]
+
+
+def _language(lang):
+    """The language to draw in: `lang`, or the one set by `set_language` when `lang` is None."""
+    return get_language() if lang is None else check_language(lang)
+
+
+def _cat_figure(lang):
+    """A FastFigure of one 3 x 3 猫吃鱼 heatmap with a title that changes between frames."""
+    fig = plot_attention(np.full((3, 3), 0.5), list(examples.CAT_TOKENS), lang=lang, title="-", figsize=(4.6, 3.6))
+    return FastFigure(fig, titles=[fig.axes[0].title])
+
+
+def _row_max_text(tokens, row_max):
+    return " · ".join(f"{tok} {value:.2f}" for tok, value in zip(tokens, row_max, strict=True))
+
+
+# --- fast redraws -------------------------------------------------------------------------------
+
+
+def _png(canvas):
+    """The canvas' current pixels as PNG bytes (fast zlib level: these images are redrawn often)."""
+    width, height = canvas.get_width_height(physical=True)
+    image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()
+
+
+class FastFigure:
+    """A Figure of heatmaps whose frame is drawn once; `render` repaints only the cells and the titles.
+
+    `fig` comes from attn_lib.plotting (or is built with `draw_attention`); its heatmap axes are
+    those holding an image, in order. `titles` are Text artists whose strings change between frames.
+    """
+
+    def __init__(self, fig, titles=(), dpi=DPI):
+        fig.set_dpi(dpi)
+        self.fig = fig
+        self.canvas = FigureCanvasAgg(fig)
+        heatmap_axes = [ax for ax in fig.axes if ax.images]
+        self.images = [ax.images[0] for ax in heatmap_axes]
+        # cell annotations: texts drawn at data position (j, i) show matrix[i, j]; gid "label" marks other texts
+        self.cells = [
+            [
+                (text, (round(text.get_position()[1]), round(text.get_position()[0])))
+                for text in ax.texts
+                if text.get_gid() != "label" and text.get_transform() == ax.transData
+            ]
+            for ax in heatmap_axes
+        ]
+        self.titles = list(titles)
+        self.n_heatmaps = len(self.images)  # how many heatmaps a reader sees (a mosaic image holds several)
+        for artist in [*self.images, *self.titles, *(text for cells in self.cells for text, _ in cells)]:
+            artist.set_animated(True)  # left out of the frame, drawn by render()
+        self.canvas.draw()  # lays out and draws the frame once
+        fig.set_layout_engine("none")  # freeze the layout: later frames reuse it
+        self.background = self.canvas.copy_from_bbox(fig.bbox)
+
+    def render(self, matrices, titles=()):
+        """Repaint heatmap i with matrices[i] and title j with titles[j]; return the PNG bytes."""
+        self.canvas.restore_region(self.background)
+        for image, cells, matrix in zip(self.images, self.cells, matrices, strict=True):
+            image.set_data(matrix)
+            self.fig.draw_artist(image)
+            if image.axes.axison:
+                for spine in image.axes.spines.values():  # the frame goes back on top of the new pixels
+                    self.fig.draw_artist(spine)
+            for text, index in cells:
+                value = matrix[index]
+                text.set_text(f"{value:.2f}")
+                text.set_color("white" if value > 0.55 else "black")
+                self.fig.draw_artist(text)
+        for text, string in zip(self.titles, titles, strict=True):
+            text.set_text(string)
+            self.fig.draw_artist(text)
+        return _png(self.canvas)
+
+
+# --- the shared widget shell --------------------------------------------------------------------
+
+
+class AttentionWidget(ipywidgets.VBox):
+    """Controls on top, the picture in the middle, numbers and messages below; subclasses compute."""
+
+    kind = "base"  # names the CSS class attn-widget-<kind>
+
+    def __init__(self, controls, lang=None):
+        super().__init__()
+        self.lang = None if lang is None else check_language(lang)
+        self.controls = dict(controls)
+        self.state = {}
+        self._figures = {}  # figure key -> FastFigure, least recently used first
+        self.image = ipywidgets.Image(format="png")
+        self.info = ipywidgets.HTML()
+        self.message = ipywidgets.HTML()
+        # CSS hooks: the browser test finds each widget, its picture and its numbers by these classes
+        self.add_class("attn-widget")
+        self.add_class(f"attn-widget-{self.kind}")
+        self.image.add_class("attn-widget-figure")
+        self.info.add_class("attn-widget-stats")
+        self.children = (ipywidgets.HBox(list(self.controls.values())), self.image, self.info, self.message)
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        self.update()
+
+    def _on_change(self, change):
+        self.update()
+
+    def current_language(self):
+        return _language(self.lang)
+
+    def compute(self, lang):
+        """-> (state dict, list of matrices to draw, list of title strings). Subclasses implement it."""
+        raise NotImplementedError
+
+    def build_figure(self, state, lang):
+        """-> a FastFigure whose heatmaps `draw` repaints. Subclasses implement it."""
+        raise NotImplementedError
+
+    def figure_key(self, state, lang):
+        """Which drawn figure fits `state` (a new key means a new layout: the slow path)."""
+        return lang
+
+    def draw(self, state, matrices, titles, lang):
+        """Repaint the figure for `state` (built on first use, kept for the next FIGURE_CACHE keys); -> PNG bytes."""
+        key = self.figure_key(state, lang)
+        figure = self._figures.pop(key, None) or self.build_figure(state, lang)
+        self._figures[key] = figure  # most recently used goes last
+        while len(self._figures) > FIGURE_CACHE:
+            del self._figures[next(iter(self._figures))]  # free the least recently used figure
+        state["n_heatmaps"] = figure.n_heatmaps
+        return figure.render(matrices, titles)
+
+    def describe(self, state, lang):
+        """-> HTML shown under the picture (may be empty)."""
+        return ""
+
+    def update(self):
+        """Recompute and redraw from the controls' values; never raises. Returns the new state."""
+        lang = self.current_language()
+        values = {name: control.value for name, control in self.controls.items()}
+        try:
+            state, matrices, titles = self.compute(lang)
+            self.image.value = self.draw(state, matrices, titles, lang)
+            self.info.value = f'<div data-heatmaps="{state["n_heatmaps"]}">{self.describe(state, lang)}</div>'
+            state = {**values, **state, "error": None}
+            self.message.value = ""
+        except Exception as exc:  # the learner sees one short line, not a traceback
+            text = t("widgets.error", self.current_language(), message=f"{type(exc).__name__}: {exc}")
+            state = {**values, "error": text}
+            self.message.value = f'<span style="color:#b00020">{html.escape(text)}</span>'
+        self.state = state
+        return state
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget for Jupyter, plus the current picture as image/png for readers without a kernel."""
+        data = super()._repr_mimebundle_(**kwargs)
+        if data is not None and self.image.value:
+            data["image/png"] = base64.b64encode(self.image.value).decode("ascii")
+        return data
+
+
+# --- the d_k widget (notebook 04) -------------------------------------------------------------
+
+
+class DkWidget(AttentionWidget):
+    """A d_k slider and a "scale by √d_k" checkbox over 猫吃鱼 and a longer sentence."""
+
+    kind = "dk"
+
+    def __init__(self, lang=None, seed=0, d_in=64, n_pairs=N_SAMPLE_PAIRS):
+        rng = np.random.default_rng(seed)
+        d_max = D_K_OPTIONS[-1]
+        x_cat = standardised_cat_embeddings()  # [3, 4]
+        x_long = rng.standard_normal((len(examples.SHANGHAI_TOKENS), d_in))  # [11, d_in]
+        # columns 0..d_k-1 of each projection give the d_k-dimensional q and k
+        self._q_cat, self._k_cat = project(x_cat, d_max, rng), project(x_cat, d_max, rng)  # [3, 512] each
+        self._q_long, self._k_long = project(x_long, d_max, rng), project(x_long, d_max, rng)  # [11, 512] each
+        # many independent pairs of unit-variance vectors: where Var(q . k) = d_k holds by construction
+        self._q_sample = rng.standard_normal((n_pairs, d_max))  # [n_pairs, 512]
+        self._k_sample = rng.standard_normal((n_pairs, d_max))  # [n_pairs, 512]
+        lang_now = _language(lang)
+        controls = {
+            "d_k": ipywidgets.SelectionSlider(
+                options=D_K_OPTIONS,
+                value=64,
+                continuous_update=False,
+                description=t("widgets.dk_label", lang_now),
+                style={"description_width": "initial"},
+            ),
+            "scale": ipywidgets.Checkbox(value=True, description=t("widgets.scale_label", lang_now), indent=False),
+        }
+        super().__init__(controls, lang)
+
+    @staticmethod
+    def _scores(q, k, d_k, scale):
+        """[n, 512], [n, 512] -> [n, n]: q_i . k_j over the first d_k components, divided by √d_k if `scale`."""
+        scores = q[:, :d_k] @ k[:, :d_k].T  # [n, d_k] x [d_k, n] -> [n, n]
+        return scores / np.sqrt(d_k) if scale else scores
+
+    def compute(self, lang):
+        d_k, scale = int(self.controls["d_k"].value), bool(self.controls["scale"].value)
+        scores = self._scores(self._q_cat, self._k_cat, d_k, scale)  # [3, 3]
+        long_scores = self._scores(self._q_long, self._k_long, d_k, scale)  # [11, 11]
+        dots = np.einsum("pd,pd->p", self._q_sample[:, :d_k], self._k_sample[:, :d_k])  # [n_pairs]
+        if scale:
+            dots = dots / np.sqrt(d_k)
+        weights, long_weights = softmax(scores), softmax(long_scores)
+        state = {
+            "d_k": d_k,
+            "scale": scale,
+            "tokens": examples.CAT_TOKENS,
+            "scores": scores,
+            "weights": weights,
+            "long_tokens": examples.SHANGHAI_TOKENS,
+            "long_scores": long_scores,
+            "long_weights": long_weights,
+            "score_var": float(scores.var()),
+            "long_score_var": float(long_scores.var()),
+            "row_max": weights.max(axis=-1),
+            "long_row_max": long_weights.max(axis=-1),
+            "sample_var": float(dots.var()),
+            "expected_var": 1.0 if scale else float(d_k),
+            "n_pairs": len(dots),
+        }
+        mode = t("widgets.scaled" if scale else "widgets.unscaled", lang)
+        titles = [
+            t("widgets.cat_title", lang, d_k=d_k, mode=mode, var=state["score_var"]),
+            t("widgets.long_title", lang, var=state["long_score_var"], mean_max=state["long_row_max"].mean()),
+        ]
+        return state, [weights, long_weights], titles
+
+    def build_figure(self, state, lang):
+        use_cjk_font()
+        fig = Figure(figsize=(9.6, 4.4), layout="constrained")
+        ax_cat, ax_long = fig.subplots(1, 2, width_ratios=[1, 1.6])
+        placeholder = np.full((3, 3), 0.5)
+        draw_attention(
+            ax_cat,
+            placeholder,
+            list(examples.CAT_TOKENS),
+            list(examples.CAT_TOKENS),
+            lang=lang,
+            annotate=True,
+            colorbar=False,
+            title="-\n-",
+        )
+        n = len(examples.SHANGHAI_TOKENS)
+        draw_attention(
+            ax_long,
+            np.full((n, n), 0.5),
+            list(examples.SHANGHAI_TOKENS),
+            list(examples.SHANGHAI_TOKENS),
+            lang=lang,
+            annotate=False,
+            title="-\n-",
+        )
+        return FastFigure(fig, titles=[ax_cat.title, ax_long.title])
+
+    def describe(self, state, lang):
+        rows = [
+            (t("widgets.cat_name", lang), state["score_var"], _row_max_text(state["tokens"], state["row_max"])),
+            (
+                t("widgets.long_name", lang),
+                state["long_score_var"],
+                _row_max_text(state["long_tokens"], state["long_row_max"]),
+            ),
+        ]
+        body = "".join(
+            f"<tr><td>{html.escape(name)}</td><td style='text-align:right'>{var:.2f}</td>"
+            f"<td>{html.escape(row_max)}</td></tr>"
+            for name, var, row_max in rows
+        )
+        sample = t(
+            "widgets.sample_line",
+            lang,
+            n=state["n_pairs"],
+            d_k=state["d_k"],
+            var=state["sample_var"],
+            expected=state["expected_var"],
+        )
+        return (
+            f"<p>{html.escape(sample)}</p>"
+            f"<table><tr><th>{html.escape(t('widgets.sentence', lang))}</th>"
+            f"<th>{html.escape(t('widgets.score_var', lang))}</th>"
+            f"<th>{html.escape(t('widgets.row_max', lang))}</th></tr>{body}</table>"
+        )
+
+
+def dk_widget(lang=None, seed=0):
+    """A d_k slider (1, 2, 4, ..., 512) and a "scale by √d_k" checkbox that redraw two heatmaps and their statistics.
+
+    Q and K come from seeded random projections of unit-variance inputs (the standardised 猫吃鱼
+    embeddings, and random embeddings for the longer sentence). The statistics include Var(q . k)
+    measured over 2000 random pairs of unit-variance d_k-vectors: about d_k unscaled, about 1 scaled.
+
+    controls: "d_k" (SelectionSlider), "scale" (Checkbox). state: d_k, scale, tokens, scores, weights
+    ([3, 3], 猫吃鱼), long_tokens, long_scores, long_weights ([11, 11]), score_var, long_score_var,
+    row_max, long_row_max, sample_var, expected_var, n_pairs, n_heatmaps, error.
+    """
+    return DkWidget(lang=lang, seed=seed)
+
+
+# --- the mask widget (notebook 05) --------------------------------------------------------------
+
+
+class MaskWidget(AttentionWidget):
+    """Toggle buttons "none" / "causal" over the 猫吃鱼 heatmap."""
+
+    kind = "mask"
+
+    def __init__(self, lang=None, seed=0, d_k=2):
+        rng = np.random.default_rng(seed)
+        x = standardised_cat_embeddings()  # [3, 4]
+        q, k = project(x, d_k, rng), project(x, d_k, rng)  # [3, d_k] each
+        self._scores = q @ k.T / np.sqrt(d_k)  # [3, d_k] x [d_k, 3] -> [3, 3]
+        lang_now = _language(lang)
+        controls = {
+            "mask": ipywidgets.ToggleButtons(
+                options=[(t("widgets.mask_none", lang_now), "none"), (t("widgets.mask_causal", lang_now), "causal")],
+                value="none",
+                description=t("widgets.mask_label", lang_now),
+            ),
+        }
+        super().__init__(controls, lang)
+
+    def compute(self, lang):
+        kind = self.controls["mask"].value
+        n = len(examples.CAT_TOKENS)
+        allowed = causal_mask(n) if kind == "causal" else np.ones((n, n), dtype=bool)  # [3, 3]
+        scores = np.where(allowed, self._scores, -np.inf)  # a forbidden key gets -inf
+        weights = softmax(scores)  # [3, 3]
+        state = {"mask": kind, "tokens": examples.CAT_TOKENS, "allowed": allowed, "scores": scores, "weights": weights}
+        return state, [weights], [t(f"widgets.mask_title_{kind}", lang)]
+
+    def build_figure(self, state, lang):
+        return _cat_figure(lang)
+
+
+def mask_widget(lang=None, seed=0):
+    """Toggle buttons "none" / "causal" that redraw the 猫吃鱼 heatmap; causal -> upper triangle exactly 0.
+
+    controls: "mask" (ToggleButtons, values "none" / "causal"). state: mask, tokens, allowed (bool [3, 3],
+    True = may attend), scores ([3, 3], -inf where masked), weights ([3, 3]), n_heatmaps, error.
+    """
+    return MaskWidget(lang=lang, seed=seed)
+
+
+# --- the heads widget (notebook 06) -----------------------------------------------------------
+
+
+def heads_mosaic(weights, ncols, gap_x, gap_y):
+    """[h, n, n] -> [rows, cols]: the heads' heatmaps side by side, ncols per row, NaN in the gaps.
+
+    Head i sits in grid row i // ncols, column i % ncols; a gap of `gap_y` rows above each head holds
+    its title, `gap_x` columns separate neighbours.
+    """
+    h, n, _ = weights.shape
+    nrows = -(-h // ncols)
+    mosaic = np.full((nrows * (n + gap_y), ncols * (n + gap_x) - gap_x), np.nan)  # [rows, cols]
+    for i in range(h):
+        row, col = divmod(i, ncols)
+        top, left = row * (n + gap_y) + gap_y, col * (n + gap_x)
+        mosaic[top : top + n, left : left + n] = weights[i]
+    return mosaic
+
+
+def _cell_inches(n):
+    return 0.38 if n <= 4 else 0.2  # the side of one weight's square, in inches
+
+
+def heads_grid(h, n):
+    """(h heads, n tokens) -> (ncols, gap_x, gap_y): how `heads_mosaic` lays out the heads (4 per row)."""
+    cell = _cell_inches(n)
+    return min(h, 4), max(1, int(np.ceil(0.25 / cell))), max(1, int(np.ceil(0.3 / cell)))
+
+
+def _heads_figure(h, tokens, lang, d_k):
+    """-> FastFigure: h heatmaps titled "head i", drawn as one mosaic image.
+
+    One axes and plain text labels instead of h axes with ticks: matplotlib builds it in a fraction
+    of the time `plotting.plot_heads` needs, which matters because every new h needs a new layout.
+    """
+    use_cjk_font()
+    n = len(tokens)
+    ncols, gap_x, gap_y = heads_grid(h, n)
+    nrows = -(-h // ncols)
+    cell = _cell_inches(n)
+    rows, cols = nrows * (n + gap_y), ncols * (n + gap_x) - gap_x
+    rotate = max(len(tok) for tok in tokens) > 2
+    label = 0.08 * max(len(tok) for tok in tokens) + 0.1  # inches taken by the longest token label
+    left, right, top, bottom = label + 0.35, 1.2, 0.35, (0.75 * label if rotate else 0.15) + 0.3
+    width, height = left + cols * cell + right, bottom + rows * cell + top
+    fig = Figure(figsize=(width, height))
+    ax = fig.add_axes((left / width, bottom / height, cols * cell / width, rows * cell / height))
+    cmap = matplotlib.colormaps["Blues"].with_extremes(bad=(1.0, 1.0, 1.0, 0.0))  # gaps transparent: titles show
+    image = ax.imshow(
+        heads_mosaic(np.full((h, n, n), 0.5), ncols, gap_x, gap_y),
+        cmap=cmap,
+        vmin=0.0,
+        vmax=1.0,
+        interpolation="nearest",
+    )
+    ax.set_axis_off()
+    annotate = n <= 4 and h <= 8  # print each weight in its cell when the cells are few
+    for i in range(h):
+        row, col = divmod(i, ncols)
+        y0, x0 = row * (n + gap_y) + gap_y, col * (n + gap_x)
+        ax.text(
+            x0 + (n - 1) / 2,
+            y0 - 0.7,
+            t("head_title", lang, i=i + 1),
+            ha="center",
+            va="bottom",
+            fontsize=9,
+            gid="label",
+        )
+        for a in range(n):
+            if annotate:
+                for b in range(n):
+                    ax.text(x0 + b, y0 + a, "", ha="center", va="center", fontsize=9)
+            if col == 0:
+                ax.text(-0.7, y0 + a, tokens[a], ha="right", va="center", fontsize=8, gid="label")
+            if i + ncols >= h and (col == 0 or n <= 4):  # key labels under the lowest head (first column only
+                # for long sentences: every head has the same keys, and each label costs redraw time)
+                ax.text(
+                    x0 + a,
+                    y0 + n - 0.3,
+                    tokens[a],
+                    ha="right" if rotate else "center",
+                    va="top",
+                    fontsize=8,
+                    rotation=45 if rotate else 0,
+                    rotation_mode="anchor",
+                    gid="label",
+                )
+    fig.text(
+        0.12 / width, (bottom + rows * cell / 2) / height, t("query_axis", lang), rotation=90, va="center", fontsize=9
+    )
+    fig.text((left + cols * cell / 2) / width, 0.08 / height, t("key_axis", lang), ha="center", fontsize=9)
+    cax = fig.add_axes(((left + cols * cell + 0.3) / width, bottom / height, 0.15 / width, rows * cell / height))
+    fig.colorbar(image, cax=cax, label=t("weight", lang), ticks=[0.0, 0.5, 1.0])
+    fig.suptitle(t("heads_suptitle", lang, h=h, d_k=d_k), y=1 - 0.06 / height, va="top", fontsize=10)
+    figure = FastFigure(fig)
+    figure.n_heatmaps = h  # one image, h heatmaps
+    return figure
+
+
+class HeadsWidget(AttentionWidget):
+    """A heads slider offering only divisors of d_model; one heatmap per head, d_k and the parameter count."""
+
+    kind = "heads"
+
+    def __init__(self, d_model=48, tokens=None, lang=None, seed=0, max_heads=MAX_HEADS):
+        d_model = check_positive_int(d_model, "d_model")
+        max_heads = check_positive_int(max_heads, "max_heads")
+        rng = np.random.default_rng(seed)
+        if tokens is None:
+            self.tokens = list(examples.CAT_TOKENS)
+            self._x = project(standardised_cat_embeddings(), d_model, rng)  # [3, 4] -> [3, d_model]
+        else:
+            if isinstance(tokens, str) or not all(isinstance(tok, str) for tok in tokens) or not tokens:
+                raise TypeError(f"tokens must be a non-empty sequence of strings, got {_describe(tokens)}")
+            self.tokens = list(tokens)
+            self._x = rng.standard_normal((len(self.tokens), d_model))  # [n, d_model]
+        self.d_model = d_model
+        w = init_multi_head_weights(d_model, 1, seed=seed)  # the same W_Q, W_K, W_V for every h
+        # project once: changing h only changes how the d_model columns are split into heads
+        self._q, self._k, self._v = self._x @ w["w_q"], self._x @ w["w_k"], self._x @ w["w_v"]  # [n, d_model] each
+        options = [h for h in divisors(d_model) if h <= max_heads]
+        lang_now = _language(lang)
+        value = max([h for h in options if h <= 4])
+        controls = {
+            "n_heads": ipywidgets.SelectionSlider(
+                options=options,
+                value=value,
+                description=t("widgets.heads_label", lang_now),
+                continuous_update=False,
+                style={"description_width": "initial"},
+            ),
+        }
+        super().__init__(controls, lang)
+
+    def compute(self, lang):
+        h = int(self.controls["n_heads"].value)
+        q, k, v = split_heads(self._q, h), split_heads(self._k, h), split_heads(self._v, h)  # [h, n, d_k] each
+        _, weights = scaled_dot_product_attention(q, k, v)  # [h, n, n], scaled by the per-head sqrt(d_k)
+        state = {
+            "n_heads": h,
+            "d_model": self.d_model,
+            "d_k": self.d_model // h,
+            "n_params": count_parameters(self.d_model, h),
+            "tokens": tuple(self.tokens),
+            "weights": weights,
+        }
+        mosaic = heads_mosaic(weights, *heads_grid(h, len(self.tokens)))  # [h, n, n] -> one image
+        return state, [mosaic], []
+
+    def figure_key(self, state, lang):
+        return state["n_heads"], lang
+
+    def build_figure(self, state, lang):
+        return _heads_figure(state["n_heads"], self.tokens, lang, state["d_k"])
+
+    def describe(self, state, lang):
+        return "<p>" + html.escape(t("widgets.heads_info", lang, **state)) + "</p>"
+
+
+def heads_widget(d_model=48, tokens=None, lang=None, seed=0, max_heads=MAX_HEADS):
+    """A heads slider offering only the divisors h of d_model (up to `max_heads`): one heatmap per head.
+
+    Shows d_k = d_model / h and the parameter count 4 d_model^2, which does not change with h.
+    `tokens=None` uses 猫吃鱼 (the article's embeddings projected to d_model by a seeded matrix);
+    other tokens get seeded random embeddings.
+
+    controls: "n_heads" (SelectionSlider). state: n_heads, d_model, d_k, n_params, tokens,
+    weights ([h, n, n]), n_heatmaps (= h), error.
+    """
+    return HeadsWidget(d_model=d_model, tokens=tokens, lang=lang, seed=seed, max_heads=max_heads)
+
+
+# --- the setup check (notebook 00) ------------------------------------------------------------
+
+
+class SetupCheckWidget(AttentionWidget):
+    """A temperature slider over a tiny 猫吃鱼 heatmap: if it redraws with readable 猫 吃 鱼, all is well."""
+
+    kind = "setup"
+
+    def __init__(self, lang=None):
+        x = standardised_cat_embeddings()  # [3, 4]
+        self._scores = x @ x.T / np.sqrt(x.shape[-1])  # [3, 4] x [4, 3] -> [3, 3]
+        lang_now = _language(lang)
+        controls = {
+            "temperature": ipywidgets.FloatLogSlider(
+                value=1.0,
+                base=10,
+                min=-1,
+                max=1,
+                step=0.1,
+                description=t("widgets.temperature_label", lang_now),
+                continuous_update=False,
+                style={"description_width": "initial"},
+            ),
+        }
+        super().__init__(controls, lang)
+
+    def compute(self, lang):
+        temperature = float(self.controls["temperature"].value)
+        weights = softmax(self._scores / temperature)  # [3, 3]
+        state = {"temperature": temperature, "tokens": examples.CAT_TOKENS, "weights": weights}
+        return state, [weights], [t("widgets.setup_title", lang, temperature=temperature)]
+
+    def build_figure(self, state, lang):
+        return _cat_figure(lang)
+
+    def describe(self, state, lang):
+        return "<p>" + html.escape(t("widgets.setup_ok", lang)) + "</p>"
+
+
+def setup_check_widget(lang=None):
+    """Notebook 00's check: a 猫吃鱼 heatmap and a temperature slider; it proves widgets and Chinese glyphs work.
+
+    controls: "temperature" (FloatLogSlider, 0.1 to 10). state: temperature, tokens, weights ([3, 3]),
+    n_heatmaps, error.
+    """
+    return SetupCheckWidget(lang=lang)

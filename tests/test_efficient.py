@@ -1,0 +1,253 @@
+"""Efficient attention (attn_lib.efficient and core's blocked path) gives the same numbers as the formula."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import attn_lib.core as core
+from attn_lib import causal_mask, scaled_dot_product_attention
+from attn_lib.efficient import KVCache, blocked_attention_with_weights, tiled_attention
+
+FAST = settings(deadline=None, max_examples=30)
+TOL = {np.float64: 1e-12, np.float32: 1e-5}
+
+seeds = st.integers(0, 2**32 - 1)
+dtypes = st.sampled_from([np.float64, np.float32])
+
+
+def distinct(count, low=1, high=9):
+    """`count` different sizes, so that a swapped axis cannot pass."""
+    return st.lists(st.integers(low, high), min_size=count, max_size=count, unique=True)
+
+
+def plain_attention(q, k, v, mask=None):
+    """softmax(Q K^T / sqrt(d_k) + M) V written plainly with numpy (bool mask; no fully masked row)."""
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ v, weights
+
+
+def causal_rect(n_q, n_k):
+    """The mask `tiled_attention(causal=True)` means: query i is position n_k - n_q + i of the sequence."""
+    return np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)
+
+
+def close(actual, expected, dtype):
+    np.testing.assert_allclose(actual, expected, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+# --- tiled attention with an online softmax -----------------------------------------------------------
+
+
+@FAST
+@given(distinct(5), st.integers(1, 12), st.integers(1, 12), st.booleans(), st.booleans(), dtypes, seeds)
+def test_tiled_equals_scaled_dot_product_attention(dims, block_q, block_k, causal, use_mask, dtype, seed):
+    heads, n_q, n_k, d_k, d_v = dims
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(2, heads, n_q, d_k)).astype(dtype)
+    k = rng.normal(size=(heads, n_k, d_k)).astype(dtype)  # batch dims broadcast, as in core
+    v = rng.normal(size=(1, n_k, d_v)).astype(dtype)
+    mask = rng.random((heads, n_q, n_k)) < 0.7 if use_mask else None
+    full = np.ones((n_q, n_k), dtype=bool) if mask is None else mask
+    expected, _ = scaled_dot_product_attention(q, k, v, mask=full & causal_rect(n_q, n_k) if causal else mask)
+    actual = tiled_attention(q, k, v, mask=mask, causal=causal, block_q=block_q, block_k=block_k)
+    assert actual.dtype == dtype and actual.shape == expected.shape == (2, heads, n_q, d_v)
+    close(actual, expected, dtype)
+
+
+@FAST
+@given(distinct(3, high=20), st.integers(1, 7), dtypes, seeds)
+def test_tiled_float_mask_and_scale(dims, block, dtype, seed):
+    n_q, n_k, d_k = dims
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.normal(size=(n, d_k)).astype(dtype) for n in (n_q, n_k, n_k))
+    mask = np.where(rng.random((n_q, n_k)) < 0.8, rng.normal(size=(n_q, n_k)), -np.inf)
+    expected, _ = scaled_dot_product_attention(q, k, v, mask=mask, scale=0.3)
+    close(tiled_attention(q, k, v, mask=mask, scale=0.3, block_q=block, block_k=block + 2), expected, dtype)
+
+
+def test_tiled_row_without_visible_key_gives_zeros_not_nan():
+    rng = np.random.default_rng(0)
+    q, k, v = rng.normal(size=(5, 4)), rng.normal(size=(7, 4)), rng.normal(size=(7, 3))
+    mask = rng.random((5, 7)) < 0.5
+    mask[2] = False
+    out = tiled_attention(q, k, v, mask=mask, block_q=2, block_k=3)
+    assert np.all(out[2] == 0) and np.isfinite(out).all()
+    close(out, scaled_dot_product_attention(q, k, v, mask=mask)[0], np.float64)
+    # more queries than keys with causal=True: the first queries see no key at all
+    out = tiled_attention(rng.normal(size=(9, 4)), k, v, causal=True, block_k=2)
+    assert np.all(out[:2] == 0) and np.all(out[2:] != 0)
+
+
+@settings(deadline=None, max_examples=15)
+@given(st.integers(2, 40), st.integers(1, 9), seeds)
+def test_tiled_causal_output_ignores_the_future(n, block, seed):
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.normal(size=(n, 6)) for _ in range(3))
+    t = int(rng.integers(1, n))
+    k2, v2 = k.copy(), v.copy()
+    k2[t:], v2[t:] = rng.normal(size=(n - t, 6)) * 5, rng.normal(size=(n - t, 6)) * 5
+    a = tiled_attention(q, k, v, causal=True, block_q=block, block_k=block)
+    b = tiled_attention(q, k2, v2, causal=True, block_q=block, block_k=block)
+    np.testing.assert_array_equal(a[:t], b[:t])
+    assert not np.allclose(a[t:], b[t:])
+
+
+def test_tiled_long_sequence_float32():
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.normal(size=(2, 700, 16)).astype(np.float32) for _ in range(3))
+    expected, _ = plain_attention(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64), causal_mask(700))
+    actual = tiled_attention(q, k, v, causal=True, block_q=96, block_k=160)
+    assert actual.dtype == np.float32
+    close(actual, expected, np.float32)
+
+
+# --- core's blocked path for long inputs ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("masked", [False, True])
+def test_core_blocked_path_equals_plain_formula(dtype, masked):
+    n_q, n_k = 515, 523
+    assert n_q * n_k > core._BLOCKED_MIN_SCORES  # the long-input path is the one under test
+    rng = np.random.default_rng(2)
+    q = rng.normal(size=(3, n_q, 8)).astype(dtype)
+    k = rng.normal(size=(n_k, 8)).astype(dtype)
+    v = rng.normal(size=(3, n_k, 5)).astype(dtype)
+    mask = causal_rect(n_q, n_k) if masked else None
+    output, weights = scaled_dot_product_attention(q, k, v, mask=mask)
+    wide = [x.astype(np.float64) for x in (q, k, v)]
+    expected_output, expected_weights = plain_attention(*wide, mask)
+    assert output.dtype == weights.dtype == dtype
+    assert output.shape == (3, n_q, 5) and weights.shape == (3, n_q, n_k)
+    close(output, expected_output, dtype)
+    close(weights, expected_weights, dtype)
+
+
+def test_core_blocked_path_float_mask_and_fully_masked_row(monkeypatch):
+    rng = np.random.default_rng(3)
+    q, k, v = rng.normal(size=(2, 6, 3)), rng.normal(size=(2, 7, 3)), rng.normal(size=(2, 7, 4))
+    mask = np.where(rng.random((6, 7)) < 0.7, rng.normal(size=(6, 7)), -np.inf)
+    mask[4] = -np.inf
+    plain = scaled_dot_product_attention(q, k, v, mask=mask)
+    monkeypatch.setattr(core, "_BLOCKED_MIN_SCORES", 0)  # force the blocked path on a small input
+    monkeypatch.setattr(core, "_BLOCK_BYTES", 3 * 7 * 8)  # three rows per block: blocks that don't divide 6
+    blocked = scaled_dot_product_attention(q, k, v, mask=mask)
+    for a, b in zip(blocked, plain, strict=True):
+        close(a, b, np.float64)
+    assert np.all(blocked[1][:, 4] == 0) and np.all(blocked[0][:, 4] == 0)
+
+
+@FAST
+@given(distinct(5), st.integers(1, 200), st.booleans(), dtypes, seeds)
+def test_blocked_with_weights_equals_scaled_dot_product_attention(dims, block_bytes, use_mask, dtype, seed):
+    heads, n_q, n_k, d_k, d_v = dims
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(heads, n_q, d_k)).astype(dtype)
+    k, v = rng.normal(size=(n_k, d_k)).astype(dtype), rng.normal(size=(heads, n_k, d_v)).astype(dtype)
+    mask = rng.random((n_q, n_k)) < 0.6 if use_mask else None
+    expected = scaled_dot_product_attention(q, k, v, mask=mask)
+    actual = blocked_attention_with_weights(q, k, v, mask=mask, block_bytes=block_bytes)
+    for a, b in zip(actual, expected, strict=True):
+        assert a.dtype == dtype and a.shape == b.shape
+        close(a, b, dtype)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+def test_blocked_path_reports_overflow_like_the_plain_path():
+    q = np.full((520, 4), 1e30, dtype=np.float32)
+    with pytest.raises(ValueError, match="overflowed float32"):
+        scaled_dot_product_attention(q, q, q)  # 520 * 520 scores: the blocked path
+    with pytest.raises(ValueError, match="overflowed float32"):
+        tiled_attention(q, q, q)
+
+
+def test_huge_but_orthogonal_inputs_are_checked_and_accepted():
+    # |q| and |k| are huge, so the cheap bound cannot rule out an overflow and every score is checked,
+    # but q lives in coordinate 0 and k in coordinate 1: every score is exactly 0, uniform weights
+    q, k = np.zeros((520, 2), dtype=np.float32), np.zeros((510, 2), dtype=np.float32)
+    q[:, 0], k[:, 1] = 1e30, -1e30
+    v = np.random.default_rng(4).normal(size=(510, 3)).astype(np.float32)
+    output, weights = scaled_dot_product_attention(q, k, v)  # 520 * 510 scores: the blocked path
+    close(weights, np.full((520, 510), 1 / 510), np.float32)
+    close(output, np.broadcast_to(v.mean(axis=0), (520, 3)), np.float32)
+    close(tiled_attention(q, k, v, block_q=100, block_k=64), output, np.float32)
+
+
+# --- KV cache -------------------------------------------------------------------------------------------
+
+
+@FAST
+@given(distinct(4, high=12), st.integers(0, 5), dtypes, seeds)
+def test_kv_cache_decoding_equals_full_causal_attention(dims, prompt, dtype, seed):
+    heads, n, d_k, d_v = dims
+    prompt = min(prompt, n)
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.normal(size=(heads, n, d)).astype(dtype) for d in (d_k, d_k, d_v))
+    expected, _ = scaled_dot_product_attention(q, k, v, mask=causal_mask(n))
+    cache = KVCache(capacity=n + 2, d_k=d_k, d_v=d_v, batch_shape=(heads,), dtype=dtype)
+    outputs = []
+    if prompt:  # the prompt's tokens in one call, causally masked among themselves
+        cache.append(k[:, :prompt], v[:, :prompt])
+        outputs.append(cache.attend(q[:, :prompt]))
+    for t in range(prompt, n):  # then one token per step
+        step = cache.decode_step(q[:, t], k[:, t], v[:, t])
+        assert step.shape == (heads, d_v) and step.dtype == dtype
+        outputs.append(step[:, None, :])
+    assert cache.length == n
+    actual = np.concatenate(outputs, axis=-2)
+    assert actual.dtype == dtype
+    close(actual, expected, dtype)
+
+
+def test_kv_cache_keeps_float32_and_casts_float64_input():
+    cache = KVCache(4, d_k=3)
+    out = cache.decode_step(np.ones(3), np.ones(3), np.arange(3.0))
+    assert cache.keys.dtype == out.dtype == np.float32
+    np.testing.assert_array_equal(out, np.arange(3.0, dtype=np.float32))  # one key: weight 1 on its value
+
+
+# --- bad input ------------------------------------------------------------------------------------------
+
+
+def test_tiled_bad_input_messages():
+    q, k, v = np.ones((4, 3)), np.ones((5, 3)), np.ones((5, 2))
+    with pytest.raises(ValueError, match="block_q=0 must be a positive integer"):
+        tiled_attention(q, k, v, block_q=0)
+    with pytest.raises(TypeError, match="block_k must be a positive integer, got float 2.5"):
+        tiled_attention(q, k, v, block_k=2.5)
+    with pytest.raises(TypeError, match="causal must be True or False"):
+        tiled_attention(q, k, v, causal="yes")
+    with pytest.raises(ValueError, match="q has d_k=3 but k has d_k=2"):
+        tiled_attention(q, np.ones((5, 2)), v)
+    with pytest.raises(ValueError, match=r"mask of shape \(4, 4\) does not broadcast"):
+        tiled_attention(q, k, v, mask=np.ones((4, 4), dtype=bool))
+    with pytest.raises(ValueError, match="k contains NaN"):
+        tiled_attention(q, np.full((5, 3), np.nan), v)
+    with pytest.raises(ValueError, match="scale=-1"):
+        tiled_attention(q, k, v, scale=-1)
+    with pytest.raises(ValueError, match="block_bytes=0 must be a positive integer"):
+        blocked_attention_with_weights(q, k, v, block_bytes=0)
+
+
+def test_kv_cache_bad_input_messages():
+    with pytest.raises(ValueError, match="capacity=0 must be a positive integer"):
+        KVCache(0, d_k=4)
+    with pytest.raises(TypeError, match="dtype must be a floating dtype"):
+        KVCache(3, d_k=4, dtype=np.int32)
+    cache = KVCache(2, d_k=4, d_v=3, batch_shape=(5,))
+    with pytest.raises(ValueError, match="the cache is empty"):
+        cache.attend(np.ones((5, 4)))
+    with pytest.raises(ValueError, match=r"k_t must have shape .* batch_shape \(5,\) and d=4, got shape \(5, 3\)"):
+        cache.append(np.ones((5, 3)), np.ones((5, 3)))
+    with pytest.raises(ValueError, match="k_t holds 2 tokens but v_t holds 1"):
+        cache.append(np.ones((5, 2, 4)), np.ones((5, 1, 3)))
+    cache.append(np.ones((5, 2, 4)), np.ones((5, 2, 3)))
+    with pytest.raises(ValueError, match="holds 2 of capacity=2 positions and cannot take 1 more"):
+        cache.append(np.ones((5, 4)), np.ones((5, 3)))
+    with pytest.raises(ValueError, match="q_t holds 3 queries but the cache holds only 2 tokens"):
+        cache.attend(np.ones((5, 3, 4)))

@@ -1,0 +1,536 @@
+"""Tests for attn_lib.exercises: each classic mistake, written as a learner would, gets its own diagnosis.
+
+Every deliberately wrong implementation below is diagnosed with exactly one i18n key; correct
+implementations (attn_lib's and learner-style ones) pass; stubs, exceptions, wrong shapes, NaN,
+lists and slow functions all get a one-line verdict and never a traceback.
+"""
+
+import re
+import string
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import attn_lib
+from attn_lib import exercises as ex
+from attn_lib._diagnose import Case, run_cases
+from attn_lib.i18n import STRINGS, set_language, t
+
+# --- learner-style building blocks ----------------------------------------------------------------
+
+
+def stable_softmax(x, axis=-1):
+    """A learner's correct softmax, which also gives an all -inf row zero weights."""
+    m = np.max(x, axis=axis, keepdims=True)
+    e = np.exp(x - np.where(np.isfinite(m), m, 0))
+    total = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def plain_softmax(x, axis=-1):
+    """Stable (max subtracted) but nothing special for an all -inf row: that row becomes NaN."""
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def naive_softmax(x, axis=-1):
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def T(a):
+    return np.swapaxes(a, -1, -2)
+
+
+def learner_attention(q, k, v, mask=None):
+    """A correct attention written from scratch, the way the course teaches it."""
+    scores = q @ T(k) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = stable_softmax(scores)
+    return weights @ v, weights
+
+
+def learner_split(x, n_heads):
+    *batch, n, d_model = x.shape
+    return np.swapaxes(x.reshape(*batch, n, n_heads, d_model // n_heads), -2, -3)
+
+
+def learner_mha(x, w_q, w_k, w_v, w_o, n_heads, mask=None, scale=None, split=learner_split, softmax=stable_softmax):
+    q, k, v = split(x @ w_q, n_heads), split(x @ w_k, n_heads), split(x @ w_v, n_heads)
+    scores = q @ T(k) / np.sqrt(q.shape[-1] if scale is None else scale)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores)
+    heads = weights @ v
+    concat = np.swapaxes(heads, -2, -3).reshape(*x.shape)
+    return concat @ w_o, weights
+
+
+def attention_with_scores(make_weights):
+    """(q, k, v, mask) -> (weights @ v, weights) where make_weights(scores, mask) is the learner's step."""
+
+    def attention(q, k, v, mask=None):
+        weights = make_weights(q @ T(k) / np.sqrt(q.shape[-1]), mask)
+        return weights @ v, weights
+
+    return attention
+
+
+def use_mask(scores, mask, fill=-np.inf):
+    return scores if mask is None else np.where(mask, scores, fill)
+
+
+# --- deliberately wrong implementations, each with the diagnosis it must get ----------------------
+
+
+def _stable_exp(x):
+    return np.exp(x - x.max(axis=-1, keepdims=True))
+
+
+def _global_max(x):
+    e = np.exp(x - x.max())
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _no_keepdims(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1)
+
+
+def _float_dk_split(x, n_heads):
+    *batch, n, d_model = x.shape
+    return np.swapaxes(x.reshape(*batch, n, n_heads, d_model / n_heads), -2, -3)
+
+
+def _two_d_split(x, n_heads):
+    n, d_model = x.shape
+    return x.reshape(n, n_heads, d_model // n_heads).transpose(1, 0, 2)
+
+
+def _mha_two_d(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+    return learner_mha(x, w_q, w_k, w_v, w_o, n_heads, mask, split=_two_d_split)
+
+
+def _mha_no_w_o(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+    out, weights = learner_mha(x, w_q, w_k, w_v, np.eye(x.shape[-1]), n_heads, mask)
+    return out, weights
+
+
+def _mha_transposed(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+    return learner_mha(x, w_q.T, w_k.T, w_v.T, w_o.T, n_heads, mask)
+
+
+def _attention_dot_T(q, k, v, mask=None):
+    weights = stable_softmax(use_mask(q @ k.T / np.sqrt(q.shape[-1]), mask))  # .T: fine in 2-D only
+    return weights @ v, weights
+
+
+def _attention_without_mask_parameter(q, k, v):
+    return learner_attention(q, k, v)
+
+
+WRONG = [
+    # softmax
+    ("softmax", "softmax_overflow", naive_softmax),
+    ("softmax", "softmax_axis", lambda x: stable_softmax(x, axis=0)),
+    ("softmax", "softmax_global_max", _global_max),
+    ("softmax", "softmax_keepdims", _no_keepdims),
+    ("softmax", "softmax_sum_all", lambda x: _stable_exp(x) / _stable_exp(x).sum()),
+    ("softmax", "softmax_not_normalised", _stable_exp),
+    ("softmax", "wrong_values", lambda x: np.full_like(x, 1 / x.shape[-1])),
+    # scaled scores
+    ("scaled_scores", "scale_missing", lambda q, k: q @ T(k)),
+    ("scaled_scores", "scale_dk", lambda q, k: q @ T(k) / q.shape[-1]),
+    ("scaled_scores", "scale_inverted", lambda q, k: q @ T(k) * np.sqrt(q.shape[-1])),
+    ("scaled_scores", "scale_dim", lambda q, k: q @ T(k) / np.sqrt(k.shape[-2])),
+    ("scaled_scores", "scale_factor", lambda q, k: q @ T(k) / 3),
+    ("scaled_scores", "scores_transposed", lambda q, k: k @ T(q) / np.sqrt(q.shape[-1])),
+    ("scaled_scores", "batch_transpose", lambda q, k: q @ k.T / np.sqrt(q.shape[-1])),
+    # causal mask
+    ("causal_mask", "mask_inverted", lambda n: np.triu(np.ones((n, n), dtype=bool), k=1)),
+    ("causal_mask", "mask_future", lambda n: np.triu(np.ones((n, n), dtype=bool))),
+    ("causal_mask", "mask_no_diagonal", lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1)),
+    ("causal_mask", "mask_not_bool", lambda n: np.tril(np.ones((n, n)))),
+    ("causal_mask", "mask_additive", lambda n: np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, -np.inf)),
+    ("causal_mask", "wrong_values", lambda n: np.eye(n, dtype=bool)),
+    # attention
+    ("attention", "scale_missing", lambda q, k, v, mask=None: learner_attention(q * np.sqrt(q.shape[-1]), k, v, mask)),
+    (
+        "attention",
+        "scale_dim",
+        lambda q, k, v, mask=None: learner_attention(q * np.sqrt(q.shape[-1] / v.shape[-1]), k, v, mask),
+    ),
+    ("attention", "attn_softmax_axis", attention_with_scores(lambda s, m: stable_softmax(use_mask(s, m), axis=-2))),
+    ("attention", "attn_softmax_overflow", attention_with_scores(lambda s, m: naive_softmax(use_mask(s, m)))),
+    (
+        "attention",
+        "attn_mask_after_softmax",
+        attention_with_scores(lambda s, m: stable_softmax(s) * (1 if m is None else m)),
+    ),
+    ("attention", "attn_mask_ignored", attention_with_scores(lambda s, m: stable_softmax(s))),
+    (
+        "attention",
+        "attn_mask_inverted",
+        attention_with_scores(lambda s, m: stable_softmax(use_mask(s, None if m is None else ~m))),
+    ),
+    ("attention", "attn_mask_added", attention_with_scores(lambda s, m: stable_softmax(s if m is None else s + m))),
+    (
+        "attention",
+        "attn_mask_multiplied",
+        attention_with_scores(lambda s, m: stable_softmax(s if m is None else s * m)),
+    ),
+    (
+        "attention",
+        "attn_mask_leak",
+        attention_with_scores(lambda s, m: stable_softmax(use_mask(s, None if m is None else m.T))),
+    ),
+    ("attention", "attn_masked_row_1e9", attention_with_scores(lambda s, m: stable_softmax(use_mask(s, m, -1e9)))),
+    (
+        "attention",
+        "attn_masked_row_1e9",
+        attention_with_scores(lambda s, m: stable_softmax(s if m is None else s - 1e9 * ~m)),
+    ),
+    ("attention", "attn_masked_row_nan", attention_with_scores(lambda s, m: plain_softmax(use_mask(s, m)))),
+    ("attention", "attn_weights_not_normalised", attention_with_scores(lambda s, m: _stable_exp(use_mask(s, m)))),
+    (
+        "attention",
+        "attn_output_wrong",
+        lambda q, k, v, mask=None: (learner_attention(q, k, v, mask)[0] * 2, learner_attention(q, k, v, mask)[1]),
+    ),
+    ("attention", "attn_pair_order", lambda q, k, v, mask=None: learner_attention(q, k, v, mask)[::-1]),
+    ("attention", "not_pair", lambda q, k, v, mask=None: learner_attention(q, k, v, mask)[0]),
+    ("attention", "mask_argument", _attention_without_mask_parameter),
+    ("attention", "batch_transpose", _attention_dot_T),
+    # split heads
+    ("split_heads", "split_axes", lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h)),
+    ("split_heads", "split_axes", lambda x, h: np.moveaxis(learner_split(x, h), -1, -2)),
+    ("split_heads", "split_reshape_only", lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2], x.shape[-1] // h)),
+    (
+        "split_heads",
+        "split_interleaved",
+        lambda x, h: np.moveaxis(x.reshape(*x.shape[:-1], x.shape[-1] // h, h), -1, -3),
+    ),
+    ("split_heads", "split_float_dk", _float_dk_split),
+    ("split_heads", "batch_axes", _two_d_split),
+    ("split_heads", "wrong_shape", lambda x, h: learner_split(x, h)[..., :1]),
+    # multi-head attention
+    ("multi_head", "scale_d_model", lambda x, *w, mask=None: learner_mha(x, *w, mask, scale=x.shape[-1])),
+    ("multi_head", "scale_missing", lambda x, *w, mask=None: learner_mha(x, *w, mask, scale=1)),
+    ("multi_head", "scale_dk", lambda x, *w, mask=None: learner_mha(x, *w, mask, scale=(x.shape[-1] // w[-1]) ** 2)),
+    ("multi_head", "mha_no_w_o", _mha_no_w_o),
+    (
+        "multi_head",
+        "mha_split",
+        lambda x, *w, mask=None: learner_mha(
+            x, *w, mask, split=lambda a, h: a.reshape(*a.shape[:-2], h, a.shape[-2], -1)
+        ),
+    ),
+    ("multi_head", "mha_transposed", _mha_transposed),
+    ("multi_head", "attn_mask_ignored", lambda x, *w, mask=None: learner_mha(x, *w)),
+    ("multi_head", "attn_softmax_overflow", lambda x, *w, mask=None: learner_mha(x, *w, mask, softmax=naive_softmax)),
+    ("multi_head", "batch_axes", _mha_two_d),
+    # parameter count
+    ("parameter_count", "count_bias", lambda d, h: 4 * d * d + 4 * d),
+    ("parameter_count", "count_bias", lambda d, h: 4 * d * d + 3 * d),
+    ("parameter_count", "count_no_w_o", lambda d, h: 3 * d * d),
+    ("parameter_count", "count_d_model_per_head", lambda d, h: h * 3 * d * d + d * d),
+    ("parameter_count", "count_one_head", lambda d, h: 3 * d * (d // h) + d * d),
+    ("parameter_count", "count_one_head", lambda d, h: h * 3 * (d // h) ** 2 + d * d),
+    ("parameter_count", "count_float", lambda d, h: h * 3 * d * (d / h) + d * d),
+    ("parameter_count", "count_wrong", lambda d, h: 4 * d * d + 1),
+]
+
+RUN = {
+    "softmax": ex.run_softmax_checks,
+    "scaled_scores": ex.run_scaled_scores_checks,
+    "causal_mask": ex.run_causal_mask_checks,
+    "attention": ex.run_attention_checks,
+    "split_heads": ex.run_split_heads_checks,
+    "multi_head": ex.run_multi_head_checks,
+    "parameter_count": ex.run_parameter_count_checks,
+}
+CHECK = {
+    "softmax": ex.check_softmax,
+    "scaled_scores": ex.check_scaled_scores,
+    "causal_mask": ex.check_causal_mask,
+    "attention": ex.check_attention,
+    "split_heads": ex.check_split_heads,
+    "multi_head": ex.check_multi_head,
+    "parameter_count": ex.check_parameter_count,
+}
+REFERENCE = {
+    "softmax": attn_lib.softmax,
+    "scaled_scores": lambda q, k: q @ T(k) / np.sqrt(q.shape[-1]),
+    "causal_mask": attn_lib.causal_mask,
+    "attention": attn_lib.scaled_dot_product_attention,
+    "split_heads": attn_lib.split_heads,
+    "multi_head": attn_lib.multi_head_attention,
+    "parameter_count": attn_lib.count_parameters,
+}
+LEARNER_CORRECT = {
+    "softmax": stable_softmax,
+    "causal_mask": lambda n: np.tril(np.ones((n, n), dtype=bool)),
+    "attention": learner_attention,
+    "split_heads": learner_split,
+    "multi_head": learner_mha,
+    "parameter_count": lambda d, h: h * 3 * d * (d // h) + d * d,
+}
+
+
+def rendered(result, lang):
+    """The diagnosis text straight from attn_lib.i18n, with the result's fields filled in."""
+    fields = {name: t(v, lang) if isinstance(v, ex.Word) else v for name, v in result.fields.items()}
+    return t(f"exercises.{result.key}", lang, **fields)
+
+
+@pytest.mark.parametrize(("exercise", "key", "fn"), WRONG, ids=[f"{e}-{k}" for e, k, _ in WRONG])
+def test_each_classic_mistake_gets_its_own_diagnosis(exercise, key, fn, capsys):
+    result = RUN[exercise](fn)
+    assert (result.ok, result.key) == (False, key), result.verdict("en")
+    assert CHECK[exercise](fn) is False
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("✗")
+    assert rendered(result, "en") in out
+
+
+@pytest.mark.parametrize("exercise", sorted(RUN))
+def test_reference_passes_and_prints_a_tick(exercise, capsys):
+    assert CHECK[exercise](REFERENCE[exercise], lang="en") is True
+    out = capsys.readouterr().out
+    title = t(f"exercises.title_{exercise}", "en")
+    assert out.startswith(f"✓ {title}:") and out.count("\n") == 1
+    assert t("exercises.case_single" if exercise != "parameter_count" else "exercises.case_article", "en") in out
+
+
+@pytest.mark.parametrize("exercise", sorted(LEARNER_CORRECT))
+def test_correct_learner_code_passes(exercise):
+    result = RUN[exercise](LEARNER_CORRECT[exercise])
+    assert result.ok, result.verdict("en")
+
+
+@pytest.mark.parametrize("exercise", ["softmax", "scaled_scores", "attention", "multi_head"])
+def test_correct_float32_code_passes(exercise):
+    def in_float32(*args, **kwargs):
+        args = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args]
+        return REFERENCE[exercise](*args, **kwargs)
+
+    result = RUN[exercise](in_float32)
+    assert result.ok, result.verdict("en")
+
+
+def test_every_diagnosis_in_i18n_is_reached_by_a_test():
+    """No diagnosis without a test that triggers it."""
+    framing = re.compile(r"exercises\.(title_|case_|word_|expect_|passed|failed|converted_note|list_sep)")
+    diagnoses = {key.removeprefix("exercises.") for key in STRINGS["en"] if key.startswith("exercises.")}
+    diagnoses = {key for key in diagnoses if not framing.match(f"exercises.{key}")}
+    reached = {key for _, key, _ in WRONG} | BAD_INPUT_KEYS
+    assert diagnoses == reached
+
+
+# --- bad input: stubs, exceptions, wrong types and shapes, NaN, slow functions ---------------------
+
+
+def untouched_stub(x): ...
+
+
+def raises_not_implemented(q, k, v, mask=None):
+    raise NotImplementedError("write me")
+
+
+BAD_INPUT_KEYS = {"not_implemented", "partly_implemented", "not_callable", "raised", "timeout", "wrong_type"}
+BAD_INPUT_KEYS |= {"wrong_shape", "not_finite", "wrong_values", "not_pair", "checker_error"}
+
+
+@pytest.mark.parametrize("stub", [untouched_stub, lambda x: None])
+def test_untouched_stub_says_not_implemented(stub, capsys):
+    assert ex.check_softmax(stub, lang="en") is False
+    out = capsys.readouterr()
+    assert out.out == f"✗ softmax — {t('exercises.not_implemented', 'en')}\n"
+    assert out.err == ""
+
+
+def test_not_implemented_error_says_not_implemented_in_chinese(capsys):
+    assert ex.check_attention(raises_not_implemented, lang="zh") is False
+    assert t("exercises.not_implemented", "zh") in capsys.readouterr().out
+
+
+def test_a_branch_left_unwritten_is_named():
+    def half_done(q, k, v, mask=None):
+        if mask is not None:
+            raise NotImplementedError
+        return learner_attention(q, k, v)
+
+    result = ex.run_attention_checks(half_done)
+    assert result.key == "partly_implemented" and result.case.kind == "case_causal"
+
+
+def test_an_exception_becomes_one_line_without_traceback(capsys):
+    def broken(x):
+        raise KeyError("oops")
+
+    assert ex.check_softmax(broken, lang="en") is False
+    out, err = capsys.readouterr()
+    assert out.count("\n") == 1 and "KeyError: 'oops'" in out and "Traceback" not in out + err
+
+
+def test_passing_the_result_instead_of_the_function():
+    result = ex.run_softmax_checks(attn_lib.softmax(np.zeros(3)))
+    assert result.key == "not_callable" and "ndarray" in result.fields["got"]
+
+
+@pytest.mark.parametrize(
+    ("fn", "what"),
+    [
+        (lambda x: "softmax", "exercises.word_result"),
+        (lambda x: [[1, 2], [3]], "exercises.word_result"),
+        (lambda x: x > 0, "exercises.word_result"),
+        (lambda x: {"weights": x}, "exercises.word_result"),
+    ],
+)
+def test_a_value_that_is_not_an_array_of_numbers(fn, what):
+    result = ex.run_softmax_checks(fn)
+    assert result.key == "wrong_type" and result.fields["what"] == what
+
+
+def test_parameter_count_returning_a_string():
+    assert ex.run_parameter_count_checks(lambda d, h: "2,359,296").key == "wrong_type"
+
+
+def test_wrong_shape_names_both_shapes():
+    result = ex.run_softmax_checks(lambda x: stable_softmax(x).sum(axis=-1))
+    assert result.key == "wrong_shape"
+    assert (result.fields["expected"], result.fields["got"]) == ("(7,)", "()")
+
+
+def test_nan_output_is_reported_with_its_index():
+    result = ex.run_softmax_checks(lambda x: np.full_like(x, np.nan))
+    assert result.key == "not_finite" and result.fields["index"] == "[0]"
+
+
+def test_attention_weights_of_the_wrong_shape():
+    result = ex.run_attention_checks(lambda q, k, v, mask=None: (learner_attention(q, k, v, mask)[0], q @ T(q)))
+    assert result.key == "wrong_shape" and result.fields["what"] == "exercises.word_weights"
+
+
+def test_a_list_is_converted_and_the_tick_says_so(capsys):
+    assert ex.check_softmax(lambda x: stable_softmax(x).tolist(), lang="en") is True
+    assert capsys.readouterr().out.rstrip("\n").endswith(t("exercises.converted_note", "en"))
+
+
+def test_a_slow_function_gets_a_time_limit(capsys):
+    release = threading.Event()
+
+    def slow(x):
+        release.wait(10)
+        return stable_softmax(x)
+
+    try:
+        assert ex.check_softmax(slow, lang="en", timeout=0.2) is False
+    finally:
+        release.set()
+    assert t("exercises.timeout", "en", seconds="0.2") in capsys.readouterr().out
+
+
+def test_a_function_that_edits_its_input_in_place_still_passes():
+    def in_place(x):
+        x -= x.max(axis=-1, keepdims=True)
+        np.exp(x, out=x)
+        x /= x.sum(axis=-1, keepdims=True)
+        return x
+
+    assert ex.run_softmax_checks(in_place).ok
+
+
+def test_batched_false_skips_the_batch_case():
+    def two_d_only(q, k):
+        return q @ k.T / np.sqrt(q.shape[-1])
+
+    assert ex.run_scaled_scores_checks(two_d_only, batched=False).ok
+    assert not ex.run_scaled_scores_checks(two_d_only).ok
+
+
+def test_a_bug_in_the_checker_itself_is_still_one_line():
+    def broken_judge(case, value, notes):
+        raise IndexError("checker bug")
+
+    cases = [Case("case_random", "x (2,)", (np.zeros(2),), {}, np.full(2, 0.5))]
+    result = run_cases("softmax", attn_lib.softmax, cases, broken_judge)
+    assert result.key == "checker_error" and "IndexError: checker bug" in result.verdict("en")
+
+
+def test_unknown_language_is_refused():
+    with pytest.raises(ValueError, match="lang='fr'"):
+        ex.check_softmax(attn_lib.softmax, lang="fr")
+
+
+# --- languages -------------------------------------------------------------------------------------
+
+
+def test_chinese_verdict_uses_the_default_language(capsys):
+    set_language("zh")
+    try:
+        assert ex.check_scaled_scores(lambda q, k: q @ T(k)) is False
+        assert ex.check_softmax(attn_lib.softmax) is True
+    finally:
+        set_language("en")
+    wrong, right = capsys.readouterr().out.splitlines()
+    assert wrong.startswith("✗ 缩放后的分数——") and t("exercises.scale_missing", "zh", sqrt_dk="2") in wrong
+    assert right.startswith("✓ softmax：全部 7 项检查通过")
+
+
+@pytest.mark.parametrize(("exercise", "key", "fn"), WRONG[::4])
+def test_the_same_result_reads_in_both_languages(exercise, key, fn):
+    result = RUN[exercise](fn)
+    zh = result.verdict("zh")
+    assert re.search(r"[\u4e00-\u9fff]", zh) and rendered(result, "zh") in zh
+    assert rendered(result, "en") in result.verdict("en")
+
+
+def test_exercise_strings_exist_in_both_languages_with_the_same_fields():
+    def fields(text):
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    en = {k: v for k, v in STRINGS["en"].items() if k.startswith("exercises.")}
+    zh = {k: v for k, v in STRINGS["zh"].items() if k.startswith("exercises.")}
+    assert en.keys() == zh.keys()
+    assert all(fields(en[k]) == fields(zh[k]) for k in en)
+    latin_only = {"title_softmax", "case_nq_nk", "case_dk_one", "list_sep", "failed_plain"}
+    latin_only = {f"exercises.{key}" for key in latin_only}
+    assert all(re.search(r"[\u4e00-\u9fff]", zh[k]) for k in zh.keys() - latin_only)
+
+
+# --- properties: nothing wrong slips through -----------------------------------------------------------
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.floats(0.01, 100))
+def test_any_constant_scale_fails(factor):
+    assert not ex.run_scaled_scores_checks(lambda q, k: factor * (q @ T(k))).ok
+
+
+@settings(deadline=None, max_examples=10)
+@given(st.permutations([0, 1, 2]).filter(lambda p: p != [0, 1, 2]))
+def test_any_wrong_axis_order_after_splitting_is_named(perm):
+    def permuted(x, h):
+        heads = learner_split(x, h)
+        return np.transpose(heads, [*range(heads.ndim - 3), *(heads.ndim - 3 + np.array(perm))])
+
+    assert ex.run_split_heads_checks(permuted).key == "split_axes"
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.sampled_from([1, 2, 5, 7]), st.data())  # the sizes the checker uses
+def test_one_flipped_mask_entry_fails(n, data):
+    i, j = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
+
+    def flipped(size):
+        mask = np.tril(np.ones((size, size), dtype=bool))
+        if size == n:
+            mask[i, j] = ~mask[i, j]
+        return mask
+
+    assert not ex.run_causal_mask_checks(flipped).ok

