@@ -11,8 +11,19 @@ The public API (names and contracts fixed by the course specification):
     init_multi_head_weights(d_model, n_heads, seed=0)      dict with w_q, w_k, w_v, w_o
     count_parameters(d_model, n_heads, bias=False)         4 d_model^2 (+ 4 d_model with biases)
 
-Plots live in `attn_lib.plotting`, widgets in `attn_lib.widgets`, the article's data in
-`attn_lib.examples`. Importing the package changes nothing global (no seeding, no rcParams).
+Around the core, one module per concept (import them by name; none is loaded with the package):
+
+    examples        the article's data: 猫吃鱼 embeddings, sentences, the d_model table
+    plotting        attention heatmaps with Chinese labels (use_cjk_font)
+    widgets         the d_k slider, mask toggle and heads slider of notebooks 00-06
+    i18n            every string the package draws, in English and Chinese (set_language)
+    exercises       self-checking exercises that diagnose the classic mistakes
+    ngram           the counted next-token model of notebook 01
+    corpus, tiny_model, tiny_training, tiny_plots   the model trained in notebook 07
+    pretrained, bert, pretrained_loader             all-MiniLM-L6-v2 in numpy (notebook 08)
+    efficient       tiled attention with an online softmax, and a KV cache (notebook 09)
+
+Importing the package changes nothing global (no seeding, no rcParams, no printing).
 """
 
 from attn_lib.core import additive_mask, causal_mask, scaled_dot_product_attention, softmax

