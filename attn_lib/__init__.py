@@ -16,6 +16,7 @@ Around the core, one module per concept (import them by name; none is loaded wit
     examples        the article's data: 猫吃鱼 embeddings, sentences, the d_model table
     plotting        attention heatmaps with Chinese labels (use_cjk_font)
     widgets         the d_k slider, mask toggle and heads slider of notebooks 00-06
+    widget_figures  the fast-redrawing pictures behind the widgets
     i18n            every string the package draws, in English and Chinese (set_language)
     exercises       self-checking exercises that diagnose the classic mistakes
     ngram           the counted next-token model of notebook 01

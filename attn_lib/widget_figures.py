@@ -1,0 +1,187 @@
+"""The pictures the widgets redraw many times a second: a frame drawn once, only the cells repainted.
+
+`FastFigure` wraps a matplotlib Figure of heatmaps: its frame (axes, ticks, labels, colour bar) is
+drawn once, later frames repaint only the heatmap cells, their numbers and the titles (matplotlib
+"blitting"), and each frame is returned as PNG bytes for an `ipywidgets.Image`. `heads_figure` draws
+h heatmaps as one mosaic image, which matplotlib lays out far faster than h separate axes.
+"""
+
+import io
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
+
+from attn_lib import examples
+from attn_lib.i18n import t
+from attn_lib.plotting import plot_attention, use_cjk_font
+
+#: Dots per inch of the widgets' pictures: small enough to redraw in a few tens of milliseconds.
+DPI = 80
+
+
+def _png(canvas):
+    """The canvas' current pixels as PNG bytes (fast zlib level: these images are redrawn often)."""
+    width, height = canvas.get_width_height(physical=True)
+    image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()
+
+
+class FastFigure:
+    """A Figure of heatmaps whose frame is drawn once; `render` repaints only the cells and the titles.
+
+    `fig` comes from attn_lib.plotting (or is built with `draw_attention`); its heatmap axes are
+    those holding an image, in order. `titles` are Text artists whose strings change between frames.
+    """
+
+    def __init__(self, fig, titles=(), dpi=DPI):
+        fig.set_dpi(dpi)
+        self.fig = fig
+        self.canvas = FigureCanvasAgg(fig)
+        heatmap_axes = [ax for ax in fig.axes if ax.images]
+        self.images = [ax.images[0] for ax in heatmap_axes]
+        # cell annotations: texts drawn at data position (j, i) show matrix[i, j]; gid "label" marks other texts
+        self.cells = [
+            [
+                (text, (round(text.get_position()[1]), round(text.get_position()[0])))
+                for text in ax.texts
+                if text.get_gid() != "label" and text.get_transform() == ax.transData
+            ]
+            for ax in heatmap_axes
+        ]
+        self.titles = list(titles)
+        self.n_heatmaps = len(self.images)  # how many heatmaps a reader sees (a mosaic image holds several)
+        for artist in [*self.images, *self.titles, *(text for cells in self.cells for text, _ in cells)]:
+            artist.set_animated(True)  # left out of the frame, drawn by render()
+        self.canvas.draw()  # lays out and draws the frame once
+        fig.set_layout_engine("none")  # freeze the layout: later frames reuse it
+        self.background = self.canvas.copy_from_bbox(fig.bbox)
+
+    def render(self, matrices, titles=()):
+        """Repaint heatmap i with matrices[i] and title j with titles[j]; return the PNG bytes."""
+        self.canvas.restore_region(self.background)
+        for image, cells, matrix in zip(self.images, self.cells, matrices, strict=True):
+            image.set_data(matrix)
+            self.fig.draw_artist(image)
+            if image.axes.axison:
+                for spine in image.axes.spines.values():  # the frame goes back on top of the new pixels
+                    self.fig.draw_artist(spine)
+            for text, index in cells:
+                value = matrix[index]
+                text.set_text(f"{value:.2f}")
+                text.set_color("white" if value > 0.55 else "black")
+                self.fig.draw_artist(text)
+        for text, string in zip(self.titles, titles, strict=True):
+            text.set_text(string)
+            self.fig.draw_artist(text)
+        return _png(self.canvas)
+
+
+def cat_figure(lang):
+    """A FastFigure of one 3 x 3 猫吃鱼 heatmap with a title that changes between frames."""
+    fig = plot_attention(np.full((3, 3), 0.5), list(examples.CAT_TOKENS), lang=lang, title="-", figsize=(4.6, 3.6))
+    return FastFigure(fig, titles=[fig.axes[0].title])
+
+
+# --- the heads mosaic (notebook 06) ---------------------------------------------------------------
+
+
+def heads_mosaic(weights, ncols, gap_x, gap_y):
+    """[h, n, n] -> [rows, cols]: the heads' heatmaps side by side, ncols per row, NaN in the gaps.
+
+    Head i sits in grid row i // ncols, column i % ncols; a gap of `gap_y` rows above each head holds
+    its title, `gap_x` columns separate neighbours.
+    """
+    h, n, _ = weights.shape
+    nrows = -(-h // ncols)
+    mosaic = np.full((nrows * (n + gap_y), ncols * (n + gap_x) - gap_x), np.nan)  # [rows, cols]
+    for i in range(h):
+        row, col = divmod(i, ncols)
+        top, left = row * (n + gap_y) + gap_y, col * (n + gap_x)
+        mosaic[top : top + n, left : left + n] = weights[i]
+    return mosaic
+
+
+def _cell_inches(n):
+    return 0.38 if n <= 4 else 0.2  # the side of one weight's square, in inches
+
+
+def heads_grid(h, n):
+    """(h heads, n tokens) -> (ncols, gap_x, gap_y): how `heads_mosaic` lays out the heads (4 per row)."""
+    cell = _cell_inches(n)
+    return min(h, 4), max(1, int(np.ceil(0.25 / cell))), max(1, int(np.ceil(0.3 / cell)))
+
+
+def heads_figure(h, tokens, lang, d_k):
+    """-> FastFigure: h heatmaps titled "head i", drawn as one mosaic image.
+
+    One axes and plain text labels instead of h axes with ticks: matplotlib builds it in a fraction
+    of the time `plotting.plot_heads` needs, which matters because every new h needs a new layout.
+    """
+    use_cjk_font()
+    n = len(tokens)
+    ncols, gap_x, gap_y = heads_grid(h, n)
+    nrows = -(-h // ncols)
+    cell = _cell_inches(n)
+    rows, cols = nrows * (n + gap_y), ncols * (n + gap_x) - gap_x
+    rotate = max(len(tok) for tok in tokens) > 2
+    label = 0.08 * max(len(tok) for tok in tokens) + 0.1  # inches taken by the longest token label
+    left, right, top, bottom = label + 0.35, 1.2, 0.35, (0.75 * label if rotate else 0.15) + 0.3
+    width, height = left + cols * cell + right, bottom + rows * cell + top
+    fig = Figure(figsize=(width, height))
+    ax = fig.add_axes((left / width, bottom / height, cols * cell / width, rows * cell / height))
+    cmap = matplotlib.colormaps["Blues"].with_extremes(bad=(1.0, 1.0, 1.0, 0.0))  # gaps transparent: titles show
+    image = ax.imshow(
+        heads_mosaic(np.full((h, n, n), 0.5), ncols, gap_x, gap_y),
+        cmap=cmap,
+        vmin=0.0,
+        vmax=1.0,
+        interpolation="nearest",
+    )
+    ax.set_axis_off()
+    annotate = n <= 4 and h <= 8  # print each weight in its cell when the cells are few
+    for i in range(h):
+        row, col = divmod(i, ncols)
+        y0, x0 = row * (n + gap_y) + gap_y, col * (n + gap_x)
+        ax.text(
+            x0 + (n - 1) / 2,
+            y0 - 0.7,
+            t("head_title", lang, i=i + 1),
+            ha="center",
+            va="bottom",
+            fontsize=9,
+            gid="label",
+        )
+        for a in range(n):
+            if annotate:
+                for b in range(n):
+                    ax.text(x0 + b, y0 + a, "", ha="center", va="center", fontsize=9)
+            if col == 0:
+                ax.text(-0.7, y0 + a, tokens[a], ha="right", va="center", fontsize=8, gid="label")
+            if i + ncols >= h and (col == 0 or n <= 4):  # key labels under the lowest head (first column only
+                # for long sentences: every head has the same keys, and each label costs redraw time)
+                ax.text(
+                    x0 + a,
+                    y0 + n - 0.3,
+                    tokens[a],
+                    ha="right" if rotate else "center",
+                    va="top",
+                    fontsize=8,
+                    rotation=45 if rotate else 0,
+                    rotation_mode="anchor",
+                    gid="label",
+                )
+    fig.text(
+        0.12 / width, (bottom + rows * cell / 2) / height, t("query_axis", lang), rotation=90, va="center", fontsize=9
+    )
+    fig.text((left + cols * cell / 2) / width, 0.08 / height, t("key_axis", lang), ha="center", fontsize=9)
+    cax = fig.add_axes(((left + cols * cell + 0.3) / width, bottom / height, 0.15 / width, rows * cell / height))
+    fig.colorbar(image, cax=cax, label=t("weight", lang), ticks=[0.0, 0.5, 1.0])
+    fig.suptitle(t("heads_suptitle", lang, h=h, d_k=d_k), y=1 - 0.06 / height, va="top", fontsize=10)
+    figure = FastFigure(fig)
+    figure.n_heatmaps = h  # one image, h heatmaps
+    return figure
