@@ -17,7 +17,8 @@ def _softmax(x, axis=-1):
     """Stable softmax with no input checks: subtract the row max, exponentiate, normalise."""
     row_max = np.max(x, axis=axis, keepdims=True)
     row_max = np.where(np.isneginf(row_max), 0, row_max)  # an all -inf row: exp(-inf) = 0, no NaN
-    e = np.exp(x - row_max)  # every exponent <= 0, so nothing overflows
+    with np.errstate(over="ignore"):  # x - max <= 0; it can only overflow to -inf, whose exp is exactly 0
+        e = np.exp(x - row_max)
     total = np.sum(e, axis=axis, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
 
@@ -52,7 +53,10 @@ def additive_mask(mask, dtype=np.float64):
     """
     if mask is None or isinstance(mask, (str, bytes)):
         raise TypeError(f"mask must be a boolean array (True = may attend), got {_describe(mask)}")
-    mask = np.asarray(mask)
+    try:
+        mask = np.asarray(mask)
+    except ValueError as exc:  # ragged lists
+        raise ValueError(f"mask must be a rectangular array: {exc}") from None
     dtype = np.dtype(dtype)
     if dtype.kind != "f":
         raise TypeError(f"dtype must be a floating dtype (it must hold -inf), got {dtype}")
@@ -89,6 +93,15 @@ def _check_mask(mask, scores_shape, dtype):
     if shape != tuple(scores_shape):
         raise ValueError(f"mask of shape {mask.shape} does not broadcast to scores of shape {tuple(scores_shape)}")
     return mask
+
+
+def _add_float_mask(scores, mask):
+    """scores + mask for a float mask; a sum that overflows to +inf is an error, not a silent NaN row."""
+    with np.errstate(over="ignore"):
+        total = scores + mask
+    if np.isposinf(total).any():
+        raise ValueError(f"scores + mask overflowed to +inf in {total.dtype}; the float mask's values are too large")
+    return total
 
 
 def _check_scale(scale, d_k):
@@ -166,7 +179,7 @@ def _attention_blocked(q, k, v, mask, scale, batch, block_bytes=_BLOCK_BYTES):
                 if m.dtype.kind == "b":
                     np.copyto(s, -np.inf, where=~m)  # a forbidden key gets -inf, so its weight becomes 0
                 else:
-                    np.add(s, m, out=s)
+                    s[...] = _add_float_mask(s, m)
             row_max = s.max(axis=-1, keepdims=True)  # [rows, 1]
             row_max[np.isneginf(row_max)] = 0  # an all -inf row: exp(-inf) = 0, no NaN
             np.exp(np.subtract(s, row_max, out=s), out=s)
@@ -203,7 +216,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
         raise ValueError(f"q @ k^T overflowed {dtype} (|q|, |k| too large); rescale the inputs")
     # 2. mask: a forbidden key gets -inf, so its weight becomes exactly 0
     if mask is not None:
-        scores = np.where(mask, scores, -np.inf) if mask.dtype.kind == "b" else scores + mask
+        scores = np.where(mask, scores, -np.inf) if mask.dtype.kind == "b" else _add_float_mask(scores, mask)
     # 3. weights: each row is a probability distribution over the keys
     weights = _softmax(scores, axis=-1)  # [..., n_q, n_k]
     # 4. output: the weighted average of the values

@@ -21,7 +21,7 @@ The formula as written forms every score at once: n = 32,768 tokens make a 32,76
 import numpy as np
 
 from attn_lib._checks import _describe, as_float_array, check_positive_int, float_dtype
-from attn_lib.core import _attention_blocked, _check_mask, _check_scale, _may_overflow, check_qkv
+from attn_lib.core import _add_float_mask, _attention_blocked, _check_mask, _check_scale, _may_overflow, check_qkv
 
 
 def _prepare(q, k, v, mask, scale):
@@ -31,7 +31,8 @@ def _prepare(q, k, v, mask, scale):
     q, k, v = q.astype(dtype, copy=False), k.astype(dtype, copy=False), v.astype(dtype, copy=False)
     scale = _check_scale(scale, q.shape[-1])
     if mask is not None:
-        mask = _check_mask(mask, (*batch, q.shape[-2], k.shape[-2]), dtype)
+        scores_shape = (*batch, q.shape[-2], k.shape[-2])
+        mask = np.broadcast_to(_check_mask(mask, scores_shape, dtype), scores_shape)  # a view: blocks slice it
     return q, k, v, batch, mask, dtype, scale
 
 
@@ -88,7 +89,7 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
                 s[..., future] = -np.inf
             if mask is not None:
                 m_blk = mask[..., i0:i1, j0:j1]
-                s = np.where(m_blk, s, -np.inf) if m_blk.dtype.kind == "b" else s + m_blk
+                s = np.where(m_blk, s, -np.inf) if m_blk.dtype.kind == "b" else _add_float_mask(s, m_blk)
             # new running max; a row that has seen only -inf keeps 0 as its reference, so exp gives 0, not NaN
             new_max = np.maximum(run_max, s.max(axis=-1, keepdims=True))  # [..., bq, 1]
             ref = np.where(np.isneginf(new_max), 0, new_max)

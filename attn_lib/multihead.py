@@ -64,6 +64,8 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None,
     MultiHead(X) = Concat(head_1, ..., head_h) W_O with head_i = Attention(X W_i^Q, X W_i^K, X W_i^V),
     each head scaled by its own sqrt(d_k) = sqrt(d_model / h). `mask` (boolean, True = may attend,
     or float, added to the scores) broadcasts to [..., h, n, n]; an [n, n] mask applies to every head.
+    For one mask per sentence of a batch x [B, n, d_model], give it the shape [B, 1, n, n]: a
+    [B, n, n] mask would line up B with the heads axis.
     The optional keyword-only biases b_q, b_k, b_v, b_o ([d_model] each; None = no bias, as in the
     article) are added after their projections, Q = X W_Q + b_Q, ..., as in BERT-style models.
     """

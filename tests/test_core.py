@@ -284,3 +284,13 @@ def test_blocked_path_matches_reference(monkeypatch, dtype, mask_kind):
         ref_out, ref_w = ref.attention(q[b], k[b], v[b], mask=mask if mask_kind != "float" else mask.astype(dtype))
         np.testing.assert_allclose(out[b], ref_out, rtol=TOL[dtype], atol=TOL[dtype])
         np.testing.assert_allclose(w[b], ref_w, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+def test_softmax_of_extreme_opposite_logits_raises_no_floating_point_error():
+    with np.errstate(over="raise", invalid="raise"):
+        np.testing.assert_array_equal(softmax([1e308, -1e308]), [1.0, 0.0])
+
+
+def test_additive_mask_of_a_ragged_list_names_the_mask():
+    with pytest.raises(ValueError, match="mask must be a rectangular array"):
+        additive_mask([[True, False], [True]])

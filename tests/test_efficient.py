@@ -251,3 +251,32 @@ def test_kv_cache_bad_input_messages():
         cache.append(np.ones((5, 4)), np.ones((5, 3)))
     with pytest.raises(ValueError, match="q_t holds 3 queries but the cache holds only 2 tokens"):
         cache.attend(np.ones((5, 3, 4)))
+
+
+# --- masks that only broadcast (size-1 or missing dimensions), with blocks smaller than n ----------------
+
+
+@pytest.mark.parametrize("mask_shape", [(1, 9), (7, 1), (9,), (2, 1, 1, 9), (1, 3, 7, 9)])
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_tiled_attention_accepts_every_broadcastable_mask(mask_shape, kind):
+    rng = np.random.default_rng(7)
+    q = rng.standard_normal((2, 3, 7, 4))  # batch 2, heads 3, n_q 7, d_k 4
+    k = rng.standard_normal((2, 3, 9, 4))  # n_k 9
+    v = rng.standard_normal((2, 3, 9, 5))  # d_v 5
+    allowed = rng.random(mask_shape) < 0.7
+    mask = allowed if kind == "bool" else np.where(allowed, 0.0, -1e4) + 0.1 * rng.standard_normal(mask_shape)
+    expected, _ = scaled_dot_product_attention(q, k, v, mask=mask)
+    for block_q, block_k in [(2, 2), (3, 4), (7, 9)]:
+        got = tiled_attention(q, k, v, mask=mask, block_q=block_q, block_k=block_k)
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_a_float_mask_that_overflows_the_scores_is_an_error():
+    q = k = v = np.full((1, 2, 2), 7e153)  # scores about 6.9e307: finite
+    mask = np.array([[1.5e308, 0.0], [0.0, 0.0]])  # finite too, but the sum overflows
+    with pytest.raises(ValueError, match=r"scores \+ mask overflowed to \+inf"):
+        scaled_dot_product_attention(q, k, v, mask=mask)
+    with pytest.raises(ValueError, match=r"scores \+ mask overflowed to \+inf"):
+        tiled_attention(q, k, v, mask=mask, block_q=1, block_k=1)
+    with pytest.raises(ValueError, match=r"scores \+ mask overflowed to \+inf"):
+        blocked_attention_with_weights(q, k, v, mask=mask, block_bytes=8)

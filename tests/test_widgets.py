@@ -7,11 +7,12 @@ import warnings
 import ipywidgets
 import numpy as np
 import pytest
+import reference as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from attn_lib import count_parameters, examples, init_multi_head_weights, multi_head_attention, softmax
+from attn_lib import count_parameters, examples, init_multi_head_weights, multi_head_attention
 from attn_lib.i18n import STRINGS, set_language
 from attn_lib.widgets import (
     D_K_OPTIONS,
@@ -191,6 +192,7 @@ def test_unscaled_large_d_k_saturates_towards_one_hot():
 
 
 def test_dk_state_is_consistent_with_softmax_of_its_scores():
+    """The widget's weights, row maxima and variances, recomputed by the plain-loop reference softmax."""
     w = dk_widget()
     for scale in (True, False):
         w.controls["scale"].value = scale
@@ -198,10 +200,14 @@ def test_dk_state_is_consistent_with_softmax_of_its_scores():
             scores, weights = w.state[prefix + "scores"], w.state[prefix + "weights"]
             n = len(w.state[prefix + "tokens"])
             assert scores.shape == weights.shape == (n, n)
-            np.testing.assert_allclose(weights, softmax(scores))
+            expected = np.array(ref.softmax(scores.tolist()))
+            np.testing.assert_allclose(weights, expected, rtol=1e-12, atol=1e-15)
             np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
-            np.testing.assert_allclose(w.state[prefix + "row_max"], weights.max(axis=-1))
-            np.testing.assert_allclose(w.state[prefix + "score_var"], scores.var())
+            np.testing.assert_allclose(w.state[prefix + "row_max"], [max(row) for row in expected.tolist()])
+            mean = sum(scores.ravel().tolist()) / scores.size
+            np.testing.assert_allclose(
+                w.state[prefix + "score_var"], sum((s - mean) ** 2 for s in scores.ravel()) / scores.size
+            )
     assert w.state["n_heatmaps"] == 2
 
 
@@ -237,9 +243,9 @@ def test_causal_mask_zeroes_the_upper_triangle_exactly():
     assert (weights[np.triu_indices(3, k=1)] == 0.0).all()
     np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
     assert weights[0, 0] == 1.0  # 猫 can only see itself
-    # the same scores, masked by hand, give the same weights
-    by_hand = softmax(np.where(np.tri(3, dtype=bool), scores, -np.inf))
-    np.testing.assert_allclose(weights, by_hand)
+    # the same scores, masked by hand and normalised by the plain-loop reference, give the same weights
+    by_hand = ref.softmax(np.where(np.tri(3, dtype=bool), scores, -np.inf).tolist())
+    np.testing.assert_allclose(weights, by_hand, rtol=1e-12, atol=1e-15)
 
 
 def test_the_annotated_cells_show_the_weights():
