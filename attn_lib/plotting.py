@@ -72,7 +72,10 @@ def draw_attention(
     ax, weights, query_tokens, key_tokens, *, title=None, lang=None, annotate=None, colorbar=True, cmap="Blues"
 ):
     """Draw one [n_q, n_k] heatmap of weights on `ax` (rows: queries, columns: keys); return the image."""
+    weights = _check_weights(weights, 2, 2)
     n_q, n_k = weights.shape
+    query_tokens = _check_tokens(query_tokens, n_q, "query_tokens", "rows (queries)")
+    key_tokens = _check_tokens(key_tokens, n_k, "key_tokens", "columns (keys)")
     image = ax.imshow(weights, vmin=0.0, vmax=1.0, cmap=cmap)
     ax.set_xticks(
         range(n_k),

@@ -6,7 +6,7 @@ Each function takes arrays (computed by attn_lib.tiny_training) and returns a ma
 import numpy as np
 from matplotlib.figure import Figure
 
-from attn_lib._checks import as_float_array
+from attn_lib._checks import _describe, as_float_array
 from attn_lib.i18n import t
 from attn_lib.plotting import use_cjk_font
 
@@ -23,12 +23,16 @@ def plot_blank_attention(weights, tokens, today=None, yesterday=None, *, title=N
     if weights.ndim != 3:
         raise ValueError(f"weights must be [L, h, n] (layers, heads, positions), got shape {weights.shape}")
     n_layers, n_heads, n = weights.shape
+    if tokens is None or isinstance(tokens, str) or not hasattr(tokens, "__len__"):
+        raise TypeError(f"tokens must be a sequence of {n} token strings, got {_describe(tokens)}")
     tokens = [str(tok) for tok in tokens]
     if len(tokens) != n:
         raise ValueError(f"tokens has {len(tokens)} entries but weights has n={n} positions")
     colors = [OTHER_COLOR] * n
-    for position, color in ((today, TODAY_COLOR), (yesterday, YESTERDAY_COLOR)):
+    for name, position, color in (("today", today, TODAY_COLOR), ("yesterday", yesterday, YESTERDAY_COLOR)):
         if position is not None:
+            if isinstance(position, bool) or not isinstance(position, (int, np.integer)) or not 0 <= position < n:
+                raise ValueError(f"{name}={position!r} must be a position between 0 and {n - 1}")
             colors[position] = color
     fig = Figure(figsize=(2.0 + 0.42 * n * n_heads, 1.0 + 1.9 * n_layers), layout="constrained")
     axes = fig.subplots(n_layers, n_heads, squeeze=False, sharey=True)
@@ -91,7 +95,9 @@ def plot_training(steps, loss, heldout_accuracy, checkpoint_steps, today_weight,
 def plot_ablation(full, without_today, without_yesterday, chance, *, lang=None):
     """Held-out accuracies (numbers in [0, 1]) -> a Figure: a bar chart with a dashed line at chance."""
     use_cjk_font()
-    values = np.array([full, without_yesterday, without_today], dtype=float)
+    values = np.array([as_float_array(a, name) for a, name in ((full, "full"), (without_yesterday,
+        "without_yesterday"), (without_today, "without_today"), (chance, "chance"))])  # fmt: skip
+    values, chance = values[:3], float(values[3])
     if not np.all((values >= 0) & (values <= 1)) or not 0 <= chance <= 1:
         raise ValueError(f"accuracies and chance must lie in [0, 1], got {values.tolist()} and {chance}")
     labels = [t("tiny.nothing_hidden", lang), t("tiny.hide_yesterday", lang), t("tiny.hide_today", lang)]

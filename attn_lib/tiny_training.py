@@ -154,8 +154,13 @@ def blank_attention(params, config, split, mask=None):
 
 def role_attention(params, config, split, role="today"):
     """-> [L, h]: the average weight that the blank puts on the today-city (or yesterday-city) token."""
+    _check_split(split)
+    return _role_weights(blank_attention(params, config, split), split, role)
+
+
+def _role_weights(weights, split, role):
+    """weights [L, h, B, n] of the blank -> [L, h]: their average on the `role` city's position."""
     positions = _role_positions(split, role)
-    weights = blank_attention(params, config, split)  # [L, h, B, n]
     return weights[:, :, np.arange(len(split)), positions].mean(axis=-1)  # [L, h, B] -> [L, h]
 
 
@@ -174,7 +179,9 @@ def attention_during_training(result, split):
     """-> steps [C], today [C, L, h], yesterday [C, L, h]: `role_attention` at every checkpoint of `result`."""
     if not isinstance(result, TrainResult):
         raise TypeError(f"result must be the TrainResult returned by train(), got {_describe(result)}")
+    _check_split(split)
     steps = np.array([step for step, _ in result.checkpoints])  # [C]
-    today = np.stack([role_attention(p, result.config, split, "today") for _, p in result.checkpoints])
-    yesterday = np.stack([role_attention(p, result.config, split, "yesterday") for _, p in result.checkpoints])
+    weights = [blank_attention(p, result.config, split) for _, p in result.checkpoints]  # one forward pass each
+    today = np.stack([_role_weights(w, split, "today") for w in weights])  # [C, L, h]
+    yesterday = np.stack([_role_weights(w, split, "yesterday") for w in weights])  # [C, L, h]
     return steps, today, yesterday  # [C], [C, L, h], [C, L, h]

@@ -239,3 +239,27 @@ def test_messages_name_what_was_received():
     with pytest.raises(ValueError) as info:
         split_heads(np.ones((3, 768)), 5)
     assert "divisors of 768: 1, 2, 3, 4, 6, 8, 12" in str(info.value)
+
+
+def test_draw_attention_validates_like_plot_attention():
+    from matplotlib.figure import Figure
+
+    from attn_lib.plotting import draw_attention
+
+    ax = Figure().add_subplot()
+    with pytest.raises(ValueError, match=r"query_tokens has 2 tokens but the weights have 1 rows \(queries\)"):
+        draw_attention(ax, [[0.5, 0.5]], ["a", "b"], ["a", "b"])
+    with pytest.raises(TypeError, match="weights must hold real numbers"):
+        draw_attention(ax, [["x", "y"]], ["a"], ["a", "b"])
+
+
+def test_tiny_plots_name_their_bad_arguments():
+    from attn_lib.tiny_plots import plot_ablation, plot_blank_attention
+
+    weights = np.full((1, 1, 3), 1 / 3)
+    with pytest.raises(TypeError, match="tokens must be a sequence of 3 token strings, got None"):
+        plot_blank_attention(weights, None)
+    with pytest.raises(ValueError, match="today=7 must be a position between 0 and 2"):
+        plot_blank_attention(weights, ["a", "b", "c"], today=7)
+    with pytest.raises(TypeError, match="chance must be an array"):
+        plot_ablation(1.0, 0.1, 1.0, None)
