@@ -298,6 +298,9 @@ STRINGS = {
         "tiny.hide_yesterday": "yesterday-city hidden",
         "tiny.chance": "chance",
         "tiny.ablation_title": "Hide one city from the model",
+        "tiny.checkpoint_title": "Where the blank looks after {step} training steps",
+        "tiny.checkpoint_info": "Step {step}: the head that looks most at the today-city (layer {layer}, head {head})"
+        " puts {today:.2f} on it and {yesterday:.2f} on the yesterday-city.",
         # --- efficient attention (attn_lib/efficient.py) ---
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
@@ -574,6 +577,9 @@ STRINGS = {
         "tiny.hide_yesterday": "遮挡昨天的城市",
         "tiny.chance": "随机猜测",
         "tiny.ablation_title": "把一个城市对模型藏起来",
+        "tiny.checkpoint_title": "训练 {step} 步后，空格处在看哪里",
+        "tiny.checkpoint_info": "第 {step} 步：训练结束后负责给出答案的那个头（第 {layer} 层，第 {head} 个头）"
+        "给今天的城市的权重是 {today:.2f}，给昨天的城市的是 {yesterday:.2f}。",
         # --- efficient attention (attn_lib/efficient.py) ---
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
