@@ -64,11 +64,17 @@ def check_positive_int(value, name):
     return int(value)
 
 
+def divisors(n):
+    """n -> [1, ..., n]: every h that divides n, ascending."""
+    n = check_positive_int(n, "n")
+    return [h for h in range(1, n + 1) if n % h == 0]
+
+
 def check_heads_divide(d_model, n_heads):
     """Raise ValueError unless n_heads divides d_model (each head gets d_k = d_model / n_heads)."""
     if d_model % n_heads:
-        divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
-        shown = ", ".join(map(str, divisors[:12])) + (", ..." if len(divisors) > 12 else "")
+        options = divisors(d_model)
+        shown = ", ".join(map(str, options[:12])) + (", ..." if len(options) > 12 else "")
         raise ValueError(
             f"n_heads={n_heads} does not divide d_model={d_model}: each head needs"
             f" d_k = d_model / n_heads to be a whole number (divisors of {d_model}: {shown})"

@@ -95,6 +95,12 @@ def _check_mask(mask, scores_shape, dtype):
     return mask
 
 
+def _check_no_overflow(scores, dtype):
+    """Raise if q @ k^T overflowed (any score not finite: an overflow to -inf would pass as a masked key)."""
+    if not np.isfinite(scores).all():
+        raise ValueError(f"q @ k^T overflowed {dtype} (|q|, |k| too large); rescale the inputs")
+
+
 def _add_float_mask(scores, mask):
     """scores + mask for a float mask; a sum that overflows to +inf is an error, not a silent NaN row."""
     with np.errstate(over="ignore"):
@@ -172,8 +178,8 @@ def _attention_blocked(q, k, v, mask, scale, batch, block_bytes=_BLOCK_BYTES):
             s = weights[b][i : i + rows]  # [rows, n_k], a view into the result
             np.matmul(q[b][i : i + rows], k[b].T, out=s)  # [rows, d_k] x [d_k, n_k] -> [rows, n_k]
             np.multiply(s, scale, out=s)
-            if check_overflow and not np.isfinite(s).all():
-                raise ValueError(f"q @ k^T overflowed {q.dtype} (|q|, |k| too large); rescale the inputs")
+            if check_overflow:
+                _check_no_overflow(s, q.dtype)
             if mask is not None:
                 m = mask[b][i : i + rows]
                 if m.dtype.kind == "b":
@@ -212,8 +218,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
 
     # 1. scores: how well each query matches each key, scaled so their variance stays near 1
     scores = (q @ np.swapaxes(k, -1, -2)) * dtype.type(scale)  # [..., n_q, d_k] x [..., d_k, n_k] -> [..., n_q, n_k]
-    if not np.isfinite(scores).all():  # an overflow to -inf would pass silently as a masked key
-        raise ValueError(f"q @ k^T overflowed {dtype} (|q|, |k| too large); rescale the inputs")
+    _check_no_overflow(scores, dtype)
     # 2. mask: a forbidden key gets -inf, so its weight becomes exactly 0
     if mask is not None:
         scores = np.where(mask, scores, -np.inf) if mask.dtype.kind == "b" else _add_float_mask(scores, mask)

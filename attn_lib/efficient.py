@@ -21,7 +21,15 @@ The formula as written forms every score at once: n = 32,768 tokens make a 32,76
 import numpy as np
 
 from attn_lib._checks import _describe, as_float_array, check_positive_int, float_dtype
-from attn_lib.core import _add_float_mask, _attention_blocked, _check_mask, _check_scale, _may_overflow, check_qkv
+from attn_lib.core import (
+    _add_float_mask,
+    _attention_blocked,
+    _check_mask,
+    _check_no_overflow,
+    _check_scale,
+    _may_overflow,
+    check_qkv,
+)
 
 
 def _prepare(q, k, v, mask, scale):
@@ -40,12 +48,6 @@ def _check_bool(value, name):
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {_describe(value)}")
     return bool(value)
-
-
-def _check_no_overflow(scores, dtype):
-    """Raise core's error if q @ k^T overflowed (any score that is not finite)."""
-    if not np.isfinite(scores).all():
-        raise ValueError(f"q @ k^T overflowed {dtype} (|q|, |k| too large); rescale the inputs")
 
 
 def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, scale=None):

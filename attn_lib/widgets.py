@@ -24,7 +24,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attn_lib import examples
-from attn_lib._checks import _describe, check_positive_int
+from attn_lib._checks import _describe, check_positive_int, divisors
 from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
 from attn_lib.i18n import check_language, get_language, t
 from attn_lib.multihead import count_parameters, init_multi_head_weights, split_heads
@@ -59,12 +59,6 @@ def project(x, d_out, rng):
     d_in = x.shape[-1]
     w = rng.normal(0.0, 1.0 / np.sqrt(d_in), size=(d_in, d_out))  # [d_in, d_out]
     return x @ w  # [n, d_in] x [d_in, d_out] -> [n, d_out]
-
-
-def divisors(n):
-    """n -> [1, ..., n]: every h that divides n, ascending."""
-    n = check_positive_int(n, "n")
-    return [h for h in range(1, n + 1) if n % h == 0]
 
 
 def _language(lang):
