@@ -1,4 +1,4 @@
-"""A slider over the training checkpoints of notebook 07: watch the blank's attention form.
+"""A slider over the training checkpoints of notebook 08: watch the blank's attention form.
 
 `checkpoint_widget(result, corpus, split, index)` shows, for one sentence of `split`, where the blank (the
 position that predicts the dish) looks in every layer and head, at the training step the slider

@@ -100,7 +100,7 @@ def test_gelu_matches_torch_exact_gelu():
     np.testing.assert_allclose(gelu(x), expected, rtol=0, atol=1e-6)
 
 
-# --- against the reference numbers shipped for notebook 08 -----------------------------------------
+# --- against the reference numbers shipped for notebook 09 -----------------------------------------
 
 
 def test_matches_the_shipped_reference_numbers(model):

@@ -1,4 +1,4 @@
-"""The checkpoint slider of notebook 07: moving it shows each checkpoint's attention, computed independently here."""
+"""The checkpoint slider of notebook 08: moving it shows each checkpoint's attention, computed independently here."""
 
 import numpy as np
 import pytest
