@@ -13,6 +13,7 @@ STRINGS = {
         "weight": "attention weight",
         "attention_title": "Attention weights",
         "head_title": "head {i}",
+        "masked_cell": "masked: may not attend (weight 0)",
         "heads_suptitle": "{h} heads, d_k = {d_k} each",
         # --- widgets (attn_lib/widgets.py) ---
         "widgets.dk_label": "d_k (key size)",
@@ -324,6 +325,7 @@ STRINGS = {
         "weight": "注意力权重",
         "attention_title": "注意力权重",
         "head_title": "第 {i} 个头",
+        "masked_cell": "被遮住：不允许关注（权重为 0）",
         "heads_suptitle": "{h} 个头，每个头 d_k = {d_k}",
         # --- widgets (attn_lib/widgets.py) ---
         "widgets.dk_label": "d_k（键的维度）",
