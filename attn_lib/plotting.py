@@ -270,6 +270,8 @@ def plot_attention_side_by_side(
     key_tokens = _check_tokens(tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
     any_mask = any(m is not None and not np.asarray(m).all() for m in masks)
     side = _heatmap_side(max(n_q, n_k))
+    if count == 2 and max(n_q, n_k) <= 6:
+        side = 3.1  # two small worked examples: 10 inches in all, so a notebook shows them unshrunk
     fig = Figure(figsize=(count * (side + 1.3) + 1.2, side + 1.3 + (0.3 if any_mask else 0)), layout="constrained")
     axes = fig.subplots(1, count, squeeze=False)[0]
     image = None
