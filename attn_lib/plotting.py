@@ -135,7 +135,7 @@ def draw_attention(
     query_tokens = _check_tokens(query_tokens, n_q, "query_tokens", "rows (queries)")
     key_tokens = _check_tokens(key_tokens, n_k, "key_tokens", "columns (keys)")
     allowed = np.ones((n_q, n_k), dtype=bool) if mask is None else _check_mask(mask, (n_q, n_k), weights)
-    colours = matplotlib.colormaps[cmap].with_extremes(bad=MASK_FACE) if isinstance(cmap, str) else cmap
+    colours = (matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap).with_extremes(bad=MASK_FACE)
     image = ax.imshow(np.ma.masked_array(weights, mask=~allowed), vmin=0.0, vmax=1.0, cmap=colours)
     for i, j in np.argwhere(~allowed):
         ax.add_patch(

@@ -19,6 +19,7 @@ import attn_lib.examples as examples
 from attn_lib import causal_mask, i18n, scaled_dot_product_attention
 from attn_lib.plotting import (
     BUNDLED_FONT,
+    MASK_FACE,
     PREFERRED_CJK_FONTS,
     find_cjk_font,
     format_weight,
@@ -228,6 +229,13 @@ def test_masked_cells_are_drawn_differently_from_zero_weights(lang):
     masked, zero = cell_colour(fig, ax, 0, 2), cell_colour(fig, ax, 2, 0)
     assert np.abs(masked - zero).max() > 0.1  # grey, not the near-white of weight 0
     assert masked.std() < 0.02 and zero[2] > zero[0]  # neutral grey vs the colour map's bluish white
+
+
+def test_masked_cells_are_grey_with_any_colour_map():
+    for cmap in ("viridis", matplotlib.colormaps["magma"]):
+        fig = plot_attention(SMALL_AND_MASKED, examples.CAT_TOKENS, mask=causal_mask(3), cmap=cmap)
+        bad = fig.axes[0].images[0].get_cmap().get_bad()
+        np.testing.assert_allclose(bad, matplotlib.colors.to_rgba(MASK_FACE))
 
 
 def test_format_weight():
