@@ -13,8 +13,10 @@ The public API (names and contracts fixed by the course specification):
 
 Around the core, one module per concept (import them by name; none is loaded with the package):
 
-    examples        the article's data: 猫吃鱼 embeddings, sentences, the d_model table
-    plotting        attention heatmaps with Chinese labels (use_cjk_font)
+    examples        the article's data (猫吃鱼 embeddings, sentences, the d_model table) and the one
+                    running 猫吃鱼 example computed from it (cat_example)
+    plotting        attention heatmaps with Chinese labels (use_cjk_font), masked cells drawn as such
+    diagrams        box-and-arrow schematics of every mechanism, drawn by code (model_diagrams, diagram_kit)
     widgets         the d_k slider, mask toggle and heads slider of notebooks 00-06
     widget_figures  the fast-redrawing pictures behind the widgets
     i18n            every string the package draws, in English and Chinese (set_language)

@@ -1,4 +1,12 @@
-"""The article's data: its sentences, the 猫吃鱼 embeddings, its weight matrix and its d_model table."""
+"""The article's data (its sentences, the 猫吃鱼 embeddings, its weight matrix, its d_model table), and
+the course's one running 猫吃鱼 example computed from it (`cat_example`).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
 
 # --- sentences ------------------------------------------------------------------------------------
 
@@ -32,6 +40,108 @@ ARTICLE_CAT_WEIGHTS = (
     (0.1, 0.6, 0.3),
     (0.3, 0.5, 0.2),
 )
+
+# --- 猫吃鱼: the course's one running example ----------------------------------------------------
+
+#: The seed of the projections W_Q, W_K, W_V of the running example (see `cat_projections`), found by
+#: tools/choose_cat_seed.py: among seeds 0-59,999, the one whose weights at d_k = 2 (no mask) have the
+#: most different rows (largest L1 distance between two rows: 0.89; the course asks for at least 0.3)
+#: such that the rows' largest weights are not all on one key, each row's largest weight beats its
+#: second by at least 0.08, and at most one row's largest weight is on the token itself (so the
+#: example does not suggest that tokens attend most to themselves). Here 猫 -> 猫, 吃 -> 猫, 鱼 -> 吃.
+#: A typical seed gives nearly identical rows instead (see `projection_spreads`).
+CAT_SEED = 53665
+
+#: The widest projection drawn: W_Q is the first d_k columns of a seeded [4, CAT_MAX_D_K] matrix, so a
+#: larger d_k (the d_k slider of notebook 04) adds columns to the same example instead of replacing it.
+CAT_MAX_D_K = 512
+
+#: The key size of the running example, as in the article.
+CAT_D_K = 2
+
+
+def cat_projections(d_k=CAT_D_K, d_v=None, seed=CAT_SEED):
+    """-> (W_Q [4, d_k], W_K [4, d_k], W_V [4, d_v]): the running example's projections, N(0, 1) entries.
+
+    Column j of each matrix is the same for every d_k (the first d_k columns of one seeded draw).
+    """
+    d_v = d_k if d_v is None else d_v
+    for name, size in (("d_k", d_k), ("d_v", d_v)):
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= CAT_MAX_D_K:
+            raise ValueError(f"{name} must be an integer from 1 to {CAT_MAX_D_K}, got {size!r}")
+    w_q, w_k, w_v = np.random.default_rng(seed).standard_normal((3, len(CAT_EMBEDDINGS[0]), CAT_MAX_D_K))
+    return w_q[:, :d_k], w_k[:, :d_k], w_v[:, :d_v]  # [4, 512] -> [4, d_k], [4, d_k], [4, d_v]
+
+
+@dataclass(frozen=True)
+class CatExample:
+    """Every matrix of the 猫吃鱼 worked example, from the embeddings X to the output."""
+
+    tokens: tuple  # ("猫", "吃", "鱼")
+    x: np.ndarray  # [3, 4] the article's embeddings
+    w_q: np.ndarray  # [4, d_k]
+    w_k: np.ndarray  # [4, d_k]
+    w_v: np.ndarray  # [4, d_v]
+    q: np.ndarray  # [3, d_k] = x @ w_q
+    k: np.ndarray  # [3, d_k] = x @ w_k
+    v: np.ndarray  # [3, d_v] = x @ w_v
+    scores: np.ndarray  # [3, 3] = q @ k.T
+    scaled_scores: np.ndarray  # [3, 3] = scores / sqrt(d_k)
+    mask: np.ndarray  # bool [3, 3], True = may attend (all True without the causal mask)
+    weights: np.ndarray  # [3, 3] = softmax(scaled scores, -inf where masked), rows sum to 1
+    output: np.ndarray  # [3, d_v] = weights @ v
+
+
+def cat_example(d_k=CAT_D_K, causal=False, d_v=None):
+    """The course's one 猫吃鱼 example: X from the article, W_Q, W_K, W_V from `cat_projections`.
+
+    ``causal=True`` applies the causal mask (notebook 05); every notebook and widget that shows 猫吃鱼
+    draws these weights, so the learner meets one matrix throughout.
+    """
+    x = np.array(CAT_EMBEDDINGS)  # [3, 4]
+    w_q, w_k, w_v = cat_projections(d_k, d_v)
+    q, k, v = x @ w_q, x @ w_k, x @ w_v  # [3, 4] x [4, d] -> [3, d]
+    n = len(CAT_TOKENS)
+    mask = causal_mask(n) if causal else np.ones((n, n), dtype=bool)
+    output, weights = scaled_dot_product_attention(q, k, v, mask=mask)  # [3, d_v], [3, 3]
+    scores = q @ k.T  # [3, d_k] x [d_k, 3] -> [3, 3]
+    return CatExample(CAT_TOKENS, x, w_q, w_k, w_v, q, k, v, scores, scores / np.sqrt(d_k), mask, weights, output)
+
+
+def row_cosines(x):
+    """[n, d] -> [n, n]: the cosine of the angle between every two rows (1 = same direction)."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2 or not np.isfinite(x).all():
+        raise ValueError(f"x must be a finite 2-D array [n, d], got shape {x.shape}")
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)  # [n, 1]
+    if (norms == 0).any():
+        raise ValueError("x has a row of zeros, whose direction (and cosine) is undefined")
+    unit = x / norms  # [n, d]
+    return unit @ unit.T  # [n, d] x [d, n] -> [n, n]
+
+
+def largest_row_distance(weights):
+    """[n_q, n_k] -> the largest L1 distance between two rows: 0 when all rows are equal, at most 2."""
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != 2 or len(weights) < 2:
+        raise ValueError(f"weights must be a 2-D array with at least 2 rows, got shape {weights.shape}")
+    return float(np.abs(weights[:, None, :] - weights[None, :, :]).sum(axis=-1).max())  # [n, n, n_k] -> max
+
+
+def projection_spreads(seeds=range(1000), d_k=CAT_D_K):
+    """-> [len(seeds)]: `largest_row_distance` of the 猫吃鱼 weights for random N(0, 1) projections.
+
+    Each seed draws W_Q, W_K (as `cat_projections` does); with the article's nearly parallel rows of X,
+    most draws give three nearly identical rows of weights.
+    """
+    x = np.array(CAT_EMBEDDINGS)  # [3, 4]
+    spreads = []
+    for seed in seeds:
+        w_q, w_k, _ = cat_projections(d_k, seed=seed)
+        weights = softmax((x @ w_q) @ (x @ w_k).T / np.sqrt(d_k))  # [3, d_k] x [d_k, 3] -> [3, 3]
+        spreads.append(largest_row_distance(weights))
+    return np.array(spreads)
+
 
 # --- the d_model table -----------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """The article's data in attn_lib.examples: exact numbers, and the facts the course states about them."""
 
 import numpy as np
+import pytest
 
 from attn_lib import examples
 
@@ -51,3 +52,97 @@ def test_shanghai_tokens_spell_the_sentence():
     assert examples.SHANGHAI_TOKENS.index("上海") > examples.SHANGHAI_TOKENS.index("北京")
     assert "".join(examples.ANIMAL_TOKENS[:2]) == "Theanimal"
     assert " ".join(examples.ANIMAL_TOKENS) == examples.ANIMAL_SENTENCE
+
+
+# --- the running 猫吃鱼 example ----------------------------------------------------------------------
+
+
+def by_hand(x, w_q, w_k, w_v, allowed):
+    """The worked example with plain loops: scores, scaled scores, softmax over the visible keys, output."""
+    n, d_k = len(x), w_q.shape[1]
+    q = [[sum(x[i][c] * w_q[c][j] for c in range(len(x[i]))) for j in range(d_k)] for i in range(n)]
+    k = [[sum(x[i][c] * w_k[c][j] for c in range(len(x[i]))) for j in range(d_k)] for i in range(n)]
+    v = [[sum(x[i][c] * w_v[c][j] for c in range(len(x[i]))) for j in range(w_v.shape[1])] for i in range(n)]
+    weights = np.zeros((n, n))
+    for i in range(n):
+        scores = [sum(q[i][c] * k[j][c] for c in range(d_k)) / d_k**0.5 for j in range(n)]
+        visible = [j for j in range(n) if allowed[i][j]]
+        top = max(scores[j] for j in visible)
+        total = sum(np.exp(scores[j] - top) for j in visible)
+        for j in visible:
+            weights[i, j] = np.exp(scores[j] - top) / total
+    output = weights @ np.array(v)
+    return weights, output
+
+
+def test_cat_example_matches_a_computation_by_hand():
+    for causal in (False, True):
+        ex = examples.cat_example(causal=causal)
+        weights, output = by_hand(ARTICLE_EMBEDDINGS, ex.w_q, ex.w_k, ex.w_v, ex.mask)
+        np.testing.assert_allclose(ex.weights, weights, rtol=1e-12)
+        np.testing.assert_allclose(ex.output, output, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(ex.scores, ex.q @ ex.k.T)
+        np.testing.assert_allclose(ex.scaled_scores, ex.scores / np.sqrt(2))
+        assert ex.x.tolist() == ARTICLE_EMBEDDINGS and ex.tokens == ("猫", "吃", "鱼")
+        assert ex.q.shape == ex.k.shape == ex.v.shape == (3, 2) and ex.w_q.shape == (4, 2)
+
+
+def test_cat_example_rows_visibly_differ():
+    """The issue's criteria, at d_k = 2 without a mask: not every row's largest weight on one key, and two
+    rows at least 0.3 apart (L1)."""
+    weights = examples.cat_example().weights
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
+    assert len(set(weights.argmax(axis=-1).tolist())) > 1
+    l1 = max(np.abs(weights[i] - weights[j]).sum() for i in range(3) for j in range(3))
+    assert l1 >= 0.3
+    assert examples.largest_row_distance(weights) == pytest.approx(l1)
+    # and what CAT_SEED's comment promises: clear winners, at most one row on its own token
+    ranked = np.sort(weights, axis=-1)
+    assert (ranked[:, -1] - ranked[:, -2]).min() >= 0.08
+    assert (weights.argmax(axis=-1) == np.arange(3)).sum() <= 1
+
+
+def test_cat_example_causal_version():
+    ex = examples.cat_example(causal=True)
+    assert np.all(ex.weights[np.triu_indices(3, k=1)] == 0)  # exactly 0 above the diagonal
+    np.testing.assert_allclose(ex.weights.sum(axis=-1), 1.0)
+    np.testing.assert_array_equal(ex.mask, np.tril(np.ones((3, 3), dtype=bool)))
+    np.testing.assert_allclose(ex.weights[2], examples.cat_example().weights[2])  # the last token sees everything
+
+
+def test_cat_projections_grow_by_columns():
+    small, large = examples.cat_projections(2), examples.cat_projections(64, d_v=5)
+    for w_small, w_large in zip(small, large, strict=True):
+        np.testing.assert_array_equal(w_small, w_large[:, : w_small.shape[1]])
+    assert [w.shape for w in large] == [(4, 64), (4, 64), (4, 5)]
+    for w_a, w_b in zip(
+        examples.cat_projections(2), examples.cat_projections(2, seed=examples.CAT_SEED + 1), strict=True
+    ):
+        assert not np.allclose(w_a, w_b)
+    for bad in (0, 513, 2.0, True):
+        with pytest.raises(ValueError, match="d_k must be an integer from 1 to 512"):
+            examples.cat_projections(bad)
+
+
+def test_article_x_rows_are_nearly_parallel_and_random_projections_keep_them_alike():
+    """Why the seed matters: cosines 0.91-0.97 between the rows of X, so most random projections give rows of
+    weights that barely differ; the running example's seed is a rare one."""
+    cosines = examples.row_cosines(ARTICLE_EMBEDDINGS)
+    a, b = np.array(ARTICLE_EMBEDDINGS[0]), np.array(ARTICLE_EMBEDDINGS[1])
+    assert cosines[0, 1] == pytest.approx(a @ b / np.sqrt((a @ a) * (b @ b)))
+    np.testing.assert_allclose(np.diag(cosines), 1.0)
+    off_diagonal = cosines[~np.eye(3, dtype=bool)]
+    assert off_diagonal.min() > 0.90 and off_diagonal.max() < 0.97
+    spreads = examples.projection_spreads(range(500))
+    assert np.median(spreads) < 0.3  # a typical seed: nearly identical rows
+    assert examples.largest_row_distance(examples.cat_example().weights) > np.quantile(spreads, 0.99)
+
+
+def test_row_helpers_reject_bad_input():
+    assert examples.largest_row_distance([[1.0, 0.0], [0.0, 1.0]]) == 2.0
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        examples.largest_row_distance([[1.0, 0.0]])
+    with pytest.raises(ValueError, match="row of zeros"):
+        examples.row_cosines([[1.0, 0.0], [0.0, 0.0]])
+    with pytest.raises(ValueError, match="finite 2-D array"):
+        examples.row_cosines([1.0, 2.0])

@@ -1,4 +1,5 @@
-"""Heatmaps draw Chinese without a missing-glyph warning, as real PNGs; the CJK font choice is clean."""
+"""Heatmaps draw Chinese without a missing-glyph warning, as real PNGs; masked cells look masked, small
+weights do not read 0, worked examples are large enough; the CJK font choice is clean."""
 
 import io
 import string
@@ -10,12 +11,23 @@ import matplotlib
 import matplotlib.image
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ft2font import FT2Font
 
 import attn_lib.examples as examples
 from attn_lib import causal_mask, i18n, scaled_dot_product_attention
-from attn_lib.plotting import BUNDLED_FONT, PREFERRED_CJK_FONTS, find_cjk_font, plot_attention, plot_heads, use_cjk_font
+from attn_lib.plotting import (
+    BUNDLED_FONT,
+    MASK_FACE,
+    PREFERRED_CJK_FONTS,
+    find_cjk_font,
+    format_weight,
+    plot_attention,
+    plot_attention_side_by_side,
+    plot_heads,
+    use_cjk_font,
+)
 
 SUBSET_FAMILY = "Noto Sans CJK SC Subset"
 
@@ -180,3 +192,129 @@ def test_fonts_cover_every_chinese_ui_string():
     characters = _non_ascii_characters(i18n.STRINGS["zh"])
     assert characters
     assert not _missing_glyphs(characters), f"no font draws {_missing_glyphs(characters)}"
+
+
+# --- masked cells, small weights, sizes, shared colour bars ---------------------------------------------
+
+# 猫 sees only itself; 吃 gives 0.0026 to itself (small, not masked); 鱼 gives exactly 0 to 猫 (not masked)
+SMALL_AND_MASKED = np.array([[1.0, 0.0, 0.0], [0.9974, 0.0026, 0.0], [0.0, 0.4, 0.6]])
+
+
+def cell_texts(ax):
+    """(row, column) -> the string written in that cell of a heatmap."""
+    return {(round(text.get_position()[1]), round(text.get_position()[0])): text.get_text() for text in ax.texts}
+
+
+def cell_colour(fig, ax, i, j):
+    """The median RGB colour of a small patch near the top-left corner of cell (i, j), away from its text."""
+    data = matplotlib.image.imread(io.BytesIO(render_png(fig)), format="png")[..., :3]  # [height, width, 3]
+    x, y = ax.transData.transform((j - 0.3, i - 0.3))  # display pixels, origin at the bottom left
+    row, col = int(round(data.shape[0] - y)), int(round(x))
+    return np.median(data[row - 4 : row + 5, col - 4 : col + 5].reshape(-1, 3), axis=0)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_masked_cells_are_drawn_differently_from_zero_weights(lang):
+    mask = causal_mask(3)
+    fig = plot_attention(SMALL_AND_MASKED, examples.CAT_TOKENS, mask=mask, lang=lang)
+    ax = fig.axes[0]
+    texts = cell_texts(ax)
+    assert [texts[i, j] for i, j in zip(*np.nonzero(~mask), strict=True)] == ["—", "—", "—"]
+    assert texts[2, 0] == "0" and texts[1, 1] == "0.0026"  # unmasked zero and small weight: not "0.00", not "—"
+    image_mask = np.ma.getmaskarray(ax.images[0].get_array())
+    np.testing.assert_array_equal(image_mask, ~mask)  # masked cells take the colour map's "bad" colour
+    hatched = sorted((round(p.get_y() + 0.5), round(p.get_x() + 0.5)) for p in ax.patches if p.get_hatch())
+    assert hatched == [(0, 1), (0, 2), (1, 2)]
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == [i18n.t("masked_cell", lang)]
+    masked, zero = cell_colour(fig, ax, 0, 2), cell_colour(fig, ax, 2, 0)
+    assert np.abs(masked - zero).max() > 0.1  # grey, not the near-white of weight 0
+    assert masked.std() < 0.02 and zero[2] > zero[0]  # neutral grey vs the colour map's bluish white
+
+
+def test_masked_cells_are_grey_with_any_colour_map():
+    for cmap in ("viridis", matplotlib.colormaps["magma"]):
+        fig = plot_attention(SMALL_AND_MASKED, examples.CAT_TOKENS, mask=causal_mask(3), cmap=cmap)
+        bad = fig.axes[0].images[0].get_cmap().get_bad()
+        np.testing.assert_allclose(bad, matplotlib.colors.to_rgba(MASK_FACE))
+
+
+def test_format_weight():
+    assert [format_weight(w) for w in (0.26, 0.0026, 0.0, 0.0004, 0.5, 1.0)] == [
+        "0.26",
+        "0.0026",
+        "0",
+        "<0.001",
+        "0.50",
+        "1.00",
+    ]
+
+
+def test_mask_must_be_boolean_broadcastable_and_agree_with_the_weights():
+    tokens = examples.CAT_TOKENS
+    with pytest.raises(TypeError, match="mask must be a boolean array"):
+        plot_attention(SMALL_AND_MASKED, tokens, mask=np.tril(np.ones((3, 3))))
+    with pytest.raises(ValueError, match=r"mask of shape \(2, 2\) does not broadcast to the weights' shape \(3, 3\)"):
+        plot_attention(SMALL_AND_MASKED, tokens, mask=np.ones((2, 2), dtype=bool))
+    with pytest.raises(ValueError, match=r"weights are 0.3 at index \(0, 1\), where the mask is False"):
+        plot_attention(np.array(examples.ARTICLE_CAT_WEIGHTS), tokens, mask=causal_mask(3))
+    fig = plot_attention(SMALL_AND_MASKED, tokens, mask=np.ones(3, dtype=bool))  # broadcasts: nothing masked
+    assert fig.axes[0].get_legend() is None
+
+
+def test_without_a_mask_nothing_is_hatched_and_there_is_no_legend():
+    fig = plot_attention(np.array(examples.ARTICLE_CAT_WEIGHTS), examples.CAT_TOKENS)
+    ax = fig.axes[0]
+    assert ax.get_legend() is None and not [p for p in ax.patches if p.get_hatch()]
+    assert not np.ma.getmaskarray(ax.images[0].get_array()).any()
+
+
+def tight_width_px(fig):
+    """The width of the PNG a notebook shows (bbox_inches="tight") at the figure's dpi."""
+    return fig.get_tightbbox(FigureCanvasAgg(fig).get_renderer()).width * fig.dpi
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_worked_example_heatmap_is_at_least_480_pixels_wide(lang):
+    fig = plot_attention(examples.ARTICLE_CAT_WEIGHTS, examples.CAT_TOKENS, title="猫吃鱼", lang=lang)
+    assert fig.dpi == 100  # the notebooks' default
+    assert tight_width_px(fig) >= 480
+    heatmap = fig.axes[0].get_window_extent(FigureCanvasAgg(fig).get_renderer())
+    assert heatmap.width >= 250  # the cells themselves, not only the margins, are large
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_side_by_side_heatmaps_share_one_colour_bar_and_line_up(lang):
+    weights = SMALL_AND_MASKED
+    fig = plot_attention_side_by_side(
+        [np.array(examples.ARTICLE_CAT_WEIGHTS), weights],
+        examples.CAT_TOKENS,
+        ["no mask", "causal mask"],
+        masks=[None, causal_mask(3)],
+        lang=lang,
+    )
+    render_png(fig)
+    heatmaps = [ax for ax in fig.axes if ax.images]
+    assert len(heatmaps) == 2 and len(fig.axes) == 3  # two heatmaps and one colour bar
+    assert [ax.images[0].get_clim() for ax in heatmaps] == [(0.0, 1.0), (0.0, 1.0)]
+    assert heatmaps[0].get_legend() is None and heatmaps[1].get_legend() is not None
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    tops = [ax.title.get_window_extent(renderer).y0 for ax in heatmaps]
+    assert tops[0] == pytest.approx(tops[1], abs=1)  # the titles line up though only one panel has a legend
+    assert tight_width_px(fig) >= 2 * 400
+    with pytest.raises(ValueError, match="weights must all have the same shape"):
+        plot_attention_side_by_side([weights, weights[:2]], examples.CAT_TOKENS, ["a", "b"])
+    with pytest.raises(ValueError, match="masks has 1 entries but there are 2 weight matrices"):
+        plot_attention_side_by_side([weights, weights], examples.CAT_TOKENS, ["a", "b"], masks=[None])
+
+
+def test_plot_heads_draws_each_heads_masked_cells_and_one_legend():
+    n_heads = 3
+    weights = causal_weights(4, n_heads=n_heads)
+    fig = plot_heads(weights, ("我", "在", "上海", "吃了"), mask=causal_mask(4), lang="zh")
+    render_png(fig)
+    heatmaps = [ax for ax in fig.axes if ax.images]
+    assert len(heatmaps) == n_heads
+    for ax in heatmaps:
+        assert len([p for p in ax.patches if p.get_hatch()]) == 6  # the 4 x 3 / 2 future cells
+        assert ax.get_legend() is None
+    assert len(fig.legends) == 1
