@@ -320,8 +320,8 @@ STRINGS = {
         # --- your attention inside a real model (attn_lib/capstone.py) ---
         "real_model.title": "your attention inside all-MiniLM-L6-v2",
         "real_model.passed": (
-            "✓ {title}: the {count} sentence embeddings match the model's own (lowest cosine {cosine}), and the"
-            " attention weights agree to within {diff} in all {layers} layers."
+            "✓ {title}: the {count} sentence embeddings match the model's own (lowest cosine {cosine}), and so"
+            " does every attention weight, to within {diff}, in all {layers} layers."
         ),
         "real_model.harmless_note": (
             " Note: the exercise's check of a fully masked row still fails; MiniLM's padding never hides a whole"
@@ -631,8 +631,8 @@ STRINGS = {
         # --- your attention inside a real model (attn_lib/capstone.py) ---
         "real_model.title": "把你的注意力放进 all-MiniLM-L6-v2",
         "real_model.passed": (
-            "✓ {title}：{count} 个句向量与模型自己算出的一致（最低余弦相似度 {cosine}），{layers} 层的注意力权重"
-            "相差都不超过 {diff}。"
+            "✓ {title}：{count} 个句向量与模型自己算出的一致（最低余弦相似度 {cosine}），{layers} 层的每个注意力"
+            "权重也都一致，相差不超过 {diff}。"
         ),
         "real_model.harmless_note": (
             "注意：练习里“整行都被遮住”这项检查仍未通过；MiniLM 的填充掩码从不遮住整行，所以在这里没有影响"
