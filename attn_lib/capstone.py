@@ -137,8 +137,9 @@ def function_kind(fn):
         parameters = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):  # some builtins have no signature: try it as attention
         return "attention"
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return "multi_head" if len(positional) >= 6 else "attention"
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in parameters if p.kind in kinds and p.default is inspect.Parameter.empty]
+    return "multi_head" if len(required) >= 6 else "attention"  # x, w_q, w_k, w_v, w_o, n_heads vs q, k, v
 
 
 # --- a multi-head function inside the attention seam ---------------------------------------------
@@ -240,6 +241,8 @@ def run_in_real_model_checks(fn, model=None, timeout=DEFAULT_TIMEOUT):
     Returns the `ModelResult`; prints nothing. `model`: a loaded MiniLM (default: load_minilm(), once).
     `timeout`: seconds per call of `fn` (the model calls it once per layer).
     """
+    if model is not None and not all(hasattr(model, name) for name in ("run", "d_k", "d_model", "n_layers")):
+        raise TypeError(f"model must be a MiniLM from attn_lib.pretrained.load_minilm() or None, got {describe(model)}")
     if not callable(fn):
         small = _small_checks(fn, "attention", timeout)  # says "expected a function"
         return ModelResult(False, small.key, small)

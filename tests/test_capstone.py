@@ -342,6 +342,21 @@ def test_every_failure_is_one_line_without_traceback(model, fn, key, words, time
     assert results[0].key == key
 
 
+def test_the_kind_of_function_is_told_by_its_required_arguments():
+    def attention_with_options(q, k, v, mask=None, scale=None, dropout=0.0, causal=False):
+        return attention()(q, k, v, mask)
+
+    assert capstone.function_kind(attention_with_options) == "attention"
+    assert capstone.function_kind(attn_lib.scaled_dot_product_attention) == "attention"
+    assert capstone.function_kind(attn_lib.multi_head_attention) == "multi_head"
+    assert capstone.function_kind(multi_head()) == "multi_head"
+
+
+def test_a_model_that_is_not_a_model_is_named():
+    with pytest.raises(TypeError, match="model must be a MiniLM"):
+        capstone.run_in_real_model_checks(attention(), model="all-MiniLM-L6-v2")
+
+
 def test_no_model_files_is_one_line(monkeypatch, capsys):
     def unavailable():
         raise loader.ModelNotAvailableError("no files and no network")
