@@ -45,6 +45,7 @@ from attn_lib._diagnose import (
 from attn_lib.examples import ANIMAL_SENTENCE, SHANGHAI_SENTENCE, WEATHER_PROMPT
 from attn_lib.i18n import check_language, get_language, t
 from attn_lib.multihead import merge_heads, split_heads
+from attn_lib.pretrained import load_minilm
 
 #: The sentences the model embeds: the article's, and two English neighbours of its English example.
 SENTENCES = (
@@ -211,8 +212,7 @@ def multi_head_as_attention(multi_head):
 
 @lru_cache(maxsize=1)
 def _default_model():
-    from attn_lib.pretrained import load_minilm  # not at import: loading reads about 90 MB
-
+    """all-MiniLM-L6-v2, loaded on the first check that is not given a model, then kept."""
     return load_minilm()
 
 
