@@ -70,6 +70,8 @@ __all__ = [
     "run_split_heads_checks",
     "run_multi_head_checks",
     "run_parameter_count_checks",
+    "check_in_real_model",
+    "run_in_real_model_checks",
 ]
 
 
@@ -492,3 +494,8 @@ def check_parameter_count(fn, lang=None, timeout=DEFAULT_TIMEOUT):
     """fn: (d_model, n_heads) -> int (no biases; 2,359,296 for 768 and 12). Prints one verdict; True if all passed."""
     lang = None if lang is None else check_language(lang)
     return _report(run_parameter_count_checks(fn, timeout), lang)
+
+
+# --- your attention inside a real model (attn_lib.capstone; it imports this module only when it runs) ---
+
+from attn_lib.capstone import check_in_real_model, run_in_real_model_checks  # noqa: E402

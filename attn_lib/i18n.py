@@ -385,6 +385,39 @@ STRINGS = {
         "diagrams.tiles_end": "After the last tile, divide once: output = o / ℓ.",
         "diagrams.tiles_memory": "Only one {bq} × {bk} tile of scores exists at a time,\n"
         "so memory grows with n, not n².",
+        # --- your attention inside a real model (attn_lib/capstone.py) ---
+        "real_model.title": "your attention inside all-MiniLM-L6-v2",
+        "real_model.passed": (
+            "✓ {title}: the {count} sentence embeddings match the model's own (lowest cosine {cosine}), and so"
+            " does every attention weight, to within {diff}, in all {layers} layers."
+        ),
+        "real_model.harmless_note": (
+            " Note: the exercise's check of a fully masked row still fails; MiniLM's padding never hides a whole"
+            " row, so it does not matter here (it does in a causal model with padding, notebook 05)."
+        ),
+        "real_model.failed": "✗ {title} — {diagnosis}",
+        "real_model.sep": " ",
+        "real_model.differs": (
+            "Your function agrees with attn_lib on the exercise's small inputs, but not inside the model."
+        ),
+        "real_model.effect": (
+            "Inside the model: the sentence embeddings' cosine to the model's own drops to {cosine} (the lowest"
+            " of {count}), and layer {layer}'s attention weights are off by up to {diff}."
+        ),
+        "real_model.effect_hidden": (
+            "Inside the model this does not show on these sentences (lowest cosine {cosine} of {count}; layer"
+            " {layer} off by at most {diff}), but the small inputs catch it."
+        ),
+        "real_model.raised": "Inside the model (layer {layer}) your function raised {error}",
+        "real_model.inside": "Inside the model (layer {layer}): {finding}",
+        "real_model.timeout": (
+            "Running the model with your function took longer than {seconds} s; look for a loop that never ends."
+            " (It may still be running in the background; restart the kernel if the notebook slows down.)"
+        ),
+        "real_model.no_model": (
+            "The model could not be loaded ({error}). Fetch its files once, with network access:"
+            " `python -m attn_lib.pretrained_loader`"
+        ),
     },
     "zh": {
         "query_axis": "查询（发出注意力的词）",
@@ -729,6 +762,36 @@ STRINGS = {
         "diagrams.tiles_state": "每个查询行都维护当前最大值 m、累计和 ℓ\n和未归一化的输出 o。每来一块新分数 s_j：",
         "diagrams.tiles_end": "最后一块处理完，只需除一次：输出 = o / ℓ。",
         "diagrams.tiles_memory": "任何时刻只存在一块 {bq} × {bk} 的分数，\n所以内存随 n 增长，而不是随 n² 增长。",
+        # --- your attention inside a real model (attn_lib/capstone.py) ---
+        "real_model.title": "把你的注意力放进 all-MiniLM-L6-v2",
+        "real_model.passed": (
+            "✓ {title}：{count} 个句向量与模型自己算出的一致（最低余弦相似度 {cosine}），{layers} 层的每个注意力"
+            "权重也都一致，相差不超过 {diff}。"
+        ),
+        "real_model.harmless_note": (
+            "注意：练习里“整行都被遮住”这项检查仍未通过；MiniLM 的填充掩码从不遮住整行，所以在这里没有影响"
+            "（在带填充的因果模型里就有影响，见笔记本 05）。"
+        ),
+        "real_model.failed": "✗ {title}——{diagnosis}",
+        "real_model.sep": "",
+        "real_model.differs": "在练习的小输入上，你的函数与 attn_lib 一致，放进模型后却不一致了。",
+        "real_model.effect": (
+            "放进模型后：句向量与模型自己算出的余弦相似度降到 {cosine}（{count} 个句子中最低的），"
+            "第 {layer} 层的注意力权重最多相差 {diff}。"
+        ),
+        "real_model.effect_hidden": (
+            "放进模型后，这些句子上看不出这个错误（{count} 个句子中最低余弦相似度 {cosine}；第 {layer} 层最多相差"
+            " {diff}），但小输入能发现它。"
+        ),
+        "real_model.raised": "放进模型后（第 {layer} 层），你的函数抛出了异常 {error}",
+        "real_model.inside": "放进模型后（第 {layer} 层）：{finding}",
+        "real_model.timeout": (
+            "用你的函数运行模型超过了 {seconds} 秒；检查是否有停不下来的循环。"
+            "（它可能仍在后台运行；如果笔记本变慢，请重启内核。）"
+        ),
+        "real_model.no_model": (
+            "无法加载模型（{error}）。请在能联网时一次性获取模型文件：`python -m attn_lib.pretrained_loader`"
+        ),
     },
 }
 

@@ -120,16 +120,27 @@ class MiniLM:
             return tokens[0], input_ids[0], attention_mask[0]
         return tokens, input_ids, attention_mask
 
-    def run(self, text):
-        """str -> MiniLMOutput with arrays [n, ...]; list of str -> a padded batch with arrays [b, n, ...]."""
+    def run(self, text, *, attention=None):
+        """str -> MiniLMOutput with arrays [n, ...]; list of str -> a padded batch with arrays [b, n, ...].
+
+        `attention` (keyword-only) replaces the scaled dot-product step in every head of every layer:
+        a function like attn_lib.scaled_dot_product_attention, called as attention(q, k, v, mask=mask)
+        with q, k, v [.., h, n, d_k] and a boolean padding mask [.., 1, 1, n], returning (output
+        [.., h, n, d_k], weights [.., h, n, n]) — your my_attention from notebook 04, say. None: attn_lib's own.
+        """
         tokens, input_ids, attention_mask = self.tokenize(text)
-        hidden, weights = bert_encoder(input_ids, self.params, self.n_heads, attention_mask, self.eps)
+        hidden, weights = bert_encoder(
+            input_ids, self.params, self.n_heads, attention_mask, self.eps, attention=attention
+        )  # [.., L+1, n, d_model], [.., L, h, n, n]
         embedding = l2_normalize(mean_pooling(hidden[..., -1, :, :], attention_mask))  # [.., d_model]
         return MiniLMOutput(tokens, input_ids, attention_mask, hidden, weights, embedding)
 
-    def embed(self, text):
-        """str -> [d_model], list of str -> [b, d_model]: sentence embeddings of length 1 (cosine = dot)."""
-        return self.run(text).embedding
+    def embed(self, text, *, attention=None):
+        """str -> [d_model], list of str -> [b, d_model]: sentence embeddings of length 1 (cosine = dot).
+
+        `attention`: as in `run`.
+        """
+        return self.run(text, attention=attention).embedding
 
 
 def load_minilm(download=True, verify=True):
