@@ -492,3 +492,24 @@ def check_parameter_count(fn, lang=None, timeout=DEFAULT_TIMEOUT):
     """fn: (d_model, n_heads) -> int (no biases; 2,359,296 for 768 and 12). Prints one verdict; True if all passed."""
     lang = None if lang is None else check_language(lang)
     return _report(run_parameter_count_checks(fn, timeout), lang)
+
+
+# --- notebook 07: position and the transformer block (attn_lib/position_exercises.py) -------------
+
+from attn_lib.position_exercises import (  # noqa: E402 (appended: the checkers of notebook 07)
+    check_layer_norm,
+    check_rope,
+    check_sinusoidal_encoding,
+    run_layer_norm_checks,
+    run_rope_checks,
+    run_sinusoidal_encoding_checks,
+)
+
+__all__ += [
+    "check_sinusoidal_encoding",
+    "check_rope",
+    "check_layer_norm",
+    "run_sinusoidal_encoding_checks",
+    "run_rope_checks",
+    "run_layer_norm_checks",
+]
