@@ -432,6 +432,18 @@ STRINGS = {
             "A shape error ({error}). The mean and the variance need keepdims=True, so that their shape"
             " [..., 1] lines up with x."
         ),
+        # --- position and the transformer block: the slider (attn_lib/position_widgets.py) ---
+        "position.offset_label": "key position",
+        "position.base_label": "frequency base",
+        "position.widget_title": "the same token twice, D tokens apart: key at position {offset}, base {base:,}",
+        "position.rope_line": "RoPE: rope(x, m) · rope(x, n) / √d",
+        "position.added_line": "sinusoid added: (x + PE_m) · (x + PE_n) / √d",
+        "position.added_zero": "sinusoid added, key at position 0",
+        "position.distance_axis": "distance D = m − n (query m, key n)",
+        "position.score_axis": "score",
+        "position.widget_info": "Key at position {offset}, query D tokens later. RoPE: the largest change from the"
+        " pair at positions 0 and D is {rope_change:.1e}, so the score depends on D alone. Sinusoid added to the"
+        " embedding: the largest change is {added_change:.2f}, so the score depends on where the pair stands.",
     },
     "zh": {
         "query_axis": "查询（发出注意力的词）",
@@ -801,6 +813,18 @@ STRINGS = {
         "exercises.ln_keepdims": (
             "形状出错（{error}）。均值和方差需要 keepdims=True，这样它们的形状 [..., 1] 才能和 x 对齐。"
         ),
+        # --- position and the transformer block: the slider (attn_lib/position_widgets.py) ---
+        "position.offset_label": "键的位置",
+        "position.base_label": "频率的底数",
+        "position.widget_title": "同一个词元出现两次，相隔 D 个词元：键在位置 {offset}，底数 {base:,}",
+        "position.rope_line": "旋转位置编码：rope(x, m) · rope(x, n) / √d",
+        "position.added_line": "加上正弦编码：(x + PE_m) · (x + PE_n) / √d",
+        "position.added_zero": "加上正弦编码，键在位置 0",
+        "position.distance_axis": "距离 D = m − n（查询在 m，键在 n）",
+        "position.score_axis": "分数",
+        "position.widget_info": "键在位置 {offset}，查询在它后面 D 个词元处。旋转位置编码：与位置 0 和 D 上那一对相比，"
+        "最大变化是 {rope_change:.1e}，所以分数只取决于 D。把正弦编码加到嵌入上：最大变化是 {added_change:.2f}，"
+        "所以分数还取决于这一对在句子里的位置。",
     },
 }
 
