@@ -250,7 +250,7 @@ def test_torch_default_activation_is_relu_so_the_comparison_names_it():
     params = random_params(8, 2, 16, seed=8, dtype=np.float32)
     x = np.random.default_rng(8).normal(size=(1, 4, 8)).astype(np.float32)
     layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=True)
-    assert layer.activation_relu_or_gelu == 1  # 1 = relu in PyTorch's fast path
+    assert layer.activation is torch.nn.functional.relu  # PyTorch's default
     relu_torch = torch_layer(params, 2, True, "relu", 1e-5, torch.float32)
     with torch.no_grad():
         expected = relu_torch(torch.from_numpy(x)).numpy()
