@@ -9,7 +9,7 @@ every word really occurs there, so the signatures cannot drift from the notebook
 1. every link `NN_slug.ipynb` (notebooks' markdown, READMEs) names a notebook that exists;
 2. every map (notebook 00 and the README, each edition) lists the notebooks 00, 01, ... in order, each
    row's number equal to its link's number, and both editions have the same notebooks;
-3. a prose reference to notebook NN (en "notebook 08", zh "第 08 课", "第 08 个笔记本", "笔记本 08")
+3. a prose reference to notebook NN (en "notebook 08", zh "第 8 课", "第 08 个笔记本", "笔记本 08")
    whose clause carries the signature of another notebook and none of NN's own is an error. Checked in
    the notebooks' markdown, the READMEs, and the comments and docstrings of the Python files.
 
@@ -45,10 +45,10 @@ SIGNATURES = {
     "10": {"en": ("efficient", "long contexts", "KV cache", "tiled"), "zh": ("高效", "长上下文", "KV 缓存", "分块")},
 }
 
-REFERENCE = {  # "notebook 08" / "第 08 课" ...; a range such as "notebooks 01–06" is not a reference to one notebook
-    "en": re.compile(r"\b[Nn]otebooks? (\d\d)\b(?![–-]\d)"),
-    "zh": re.compile(r"第 ?(\d\d) ?(?:个笔记本|课|节|本)|笔记本 ?(\d\d)(?![–-]\d)"),
-}
+REFERENCE = {  # "notebook 08", "第 8 课", "第 08 个笔记本" ...; a range such as "notebooks 01–06" is not one notebook
+    "en": re.compile(r"\b[Nn]otebooks? (\d\d?)\b(?![–-]\d)"),
+    "zh": re.compile(r"第 ?(\d\d?) ?(?:个笔记本|课)|第 ?(\d\d) ?(?:节|本)|笔记本 ?(\d\d?)(?![\d–-])"),
+}  # (第 N 节 with one digit is a section of the same notebook: notebooks/zh/STYLE.md)
 LINK = re.compile(r"\]\(([^()\s]*?(\d\d)_([a-z_]+)\.ipynb)\)")
 MAP_ROW = re.compile(r"^\| (\d\d) \| (.*?) \|", re.MULTILINE)
 CLAUSE_END = re.compile(r"[.!?;。！？；](?=\s|$)|[。！？；]|\n\s*\n|\n(?=\s*(?:[-*|#]|\d+\.) )")
@@ -98,7 +98,8 @@ def references(text, edition):
         for i, match in enumerate(matches):
             left = matches[i - 1].end() if i else 0
             right = matches[i + 1].start() if i + 1 < len(matches) else len(sentence)
-            found.append((match.group(1) or match.group(2), sentence[left:right]))
+            num = next(group for group in match.groups() if group)
+            found.append((f"{int(num):02d}", sentence[left:right]))
         start = end
     return found
 
@@ -215,4 +216,6 @@ def test_old_links_and_map_rows_are_caught(tmp_path):
 def test_the_right_numbers_pass():
     assert not misplaced("notebook 09 looks at a real pretrained one; notebook 08 trains a tiny model.", "en")
     assert not misplaced("第 09 课会研究一个真实的预训练模型。", "zh")
+    assert not misplaced("第 9 课会研究一个真实的预训练模型；第 8 课训练一个小模型。", "zh")
+    assert misplaced("第 8 课会研究一个真实的预训练模型。", "zh")  # one digit, as notebooks/zh/STYLE.md writes it
     assert not misplaced("`position` / `block` (notebook 07), `corpus` / `tiny_model` (notebook 08)", "en")
