@@ -22,48 +22,8 @@ multi_head_attention, unchanged.
 import numpy as np
 
 from attn_lib._checks import _describe
+from attn_lib.block import erf, feed_forward, gelu, layer_norm  # noqa: F401 (erf, gelu: part of this module's API)
 from attn_lib.multihead import merge_heads, multi_head_attention, split_heads
-
-# erfc(z) ~ t exp(-z^2 + P(t)), t = 1 / (1 + z/2), z >= 0: a Chebyshev fit with relative error below
-# 1.2e-7 (Numerical Recipes, "erfcc"); erf = 1 - erfc is then within 1e-7 of the exact value.
-_ERFC_COEFFS = (
-    -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806,
-    0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277,
-)  # fmt: skip
-
-
-def erf(x):
-    """[...] -> [...]: the error function erf(x) = 2/sqrt(pi) * integral_0^x exp(-s^2) ds, to within 1e-7.
-
-    numpy has no erf; this is computed in float64 and returned in the dtype of `x` (a float).
-    """
-    x = np.asarray(x)
-    z = np.abs(x.astype(np.float64))
-    t = 1.0 / (1.0 + 0.5 * z)
-    poly = np.zeros_like(t)
-    for c in reversed(_ERFC_COEFFS):  # Horner's rule
-        poly = poly * t + c
-    erfc = t * np.exp(-z * z + poly)  # erfc(|x|)
-    dtype = x.dtype if x.dtype.kind == "f" else np.float64
-    return np.where(x >= 0, 1.0 - erfc, erfc - 1.0).astype(dtype, copy=False)
-
-
-def gelu(x):
-    """[...] -> [...]: GELU(x) = x * Phi(x) = x/2 * (1 + erf(x / sqrt(2))), the exact (erf) form BERT uses."""
-    return x * 0.5 * (1.0 + erf(x / np.sqrt(2.0).astype(x.dtype)))
-
-
-def layer_norm(x, gamma, beta, eps=1e-12):
-    """[..., d], [d], [d] -> [..., d]: normalise each vector to mean 0, variance 1, then scale and shift."""
-    mean = x.mean(axis=-1, keepdims=True)  # [..., 1]
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)  # [..., 1], the biased variance, as PyTorch
-    return (x - mean) / np.sqrt(var + eps) * gamma + beta
-
-
-def feed_forward(x, w_1, b_1, w_2, b_2):
-    """[..., n, d_model] -> [..., n, d_model]: GELU(x W_1 + b_1) W_2 + b_2, applied to each position alone."""
-    hidden = gelu(x @ w_1 + b_1)  # [..., n, d_model] x [d_model, d_ff] -> [..., n, d_ff]
-    return hidden @ w_2 + b_2  # [..., n, d_ff] x [d_ff, d_model] -> [..., n, d_model]
 
 
 def padding_mask(attention_mask):

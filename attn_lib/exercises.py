@@ -499,3 +499,22 @@ def check_parameter_count(fn, lang=None, timeout=DEFAULT_TIMEOUT):
 # --- your attention inside a real model (attn_lib.capstone; it imports this module only when it runs) ---
 
 from attn_lib.capstone import check_in_real_model, run_in_real_model_checks  # noqa: E402
+
+# --- notebook 07: position and the transformer block (attn_lib/position_exercises.py) -------------
+from attn_lib.position_exercises import (  # noqa: E402 (appended: the checkers of notebook 07)
+    check_layer_norm,
+    check_rope,
+    check_sinusoidal_encoding,
+    run_layer_norm_checks,
+    run_rope_checks,
+    run_sinusoidal_encoding_checks,
+)
+
+__all__ += [
+    "check_sinusoidal_encoding",
+    "check_rope",
+    "check_layer_norm",
+    "run_sinusoidal_encoding_checks",
+    "run_rope_checks",
+    "run_layer_norm_checks",
+]

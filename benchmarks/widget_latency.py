@@ -5,8 +5,9 @@ times that, 20 times, cycling through different values so that every timed call 
 redraws. The heads widget draws each head count's layout once and keeps the last few (a new h needs
 new axes and labels, the slow part), so it is timed twice: switching between layouts drawn before,
 and a first visit to a head count (cache emptied before each change). It prints a markdown table of
-medians against the budgets (100 ms for 猫吃鱼, 250 ms for a 12-token sentence with 12 heads) and
-exits with status 1 if any budget is missed. Timings depend on the machine and its load.
+medians against the budgets (100 ms for 猫吃鱼 and for notebook 07's position slider, 250 ms for a
+12-token sentence with 12 heads) and exits with status 1 if any budget is missed. Timings depend on
+the machine and its load.
 
     python benchmarks/widget_latency.py [--repeats 20]
 """
@@ -22,6 +23,7 @@ import matplotlib
 import numpy as np
 
 from attn_lib import examples
+from attn_lib.position_widgets import position_widget
 from attn_lib.widgets import dk_widget, heads_widget, mask_widget, setup_check_widget
 
 TWELVE_TOKENS = (*examples.ANIMAL_TOKENS, ".")
@@ -74,6 +76,7 @@ def main(argv=None):
 
     dk, mask, setup = dk_widget(), mask_widget(), setup_check_widget()
     heads, big = heads_widget(d_model=48), heads_widget(d_model=768, tokens=TWELVE_TOKENS)
+    position = position_widget()
     cat, long = "猫吃鱼", "猫吃鱼 + 11 tokens"
     # (widget, what changes, tokens, budget in seconds, how to time it)
     cases = [
@@ -122,6 +125,20 @@ def main(argv=None):
             lambda: time_changes(big, "n_heads", (6, 12), repeats),
         ),
         ("heads_widget(d_model=768)", "update() at h = 12", "12 tokens", 0.250, lambda: time_updates(big, repeats)),
+        (
+            "position_widget",
+            "offset: 0, 37, 128, 300, 512",
+            "65 distances",
+            0.100,
+            lambda: time_changes(position, "offset", (0, 37, 128, 300, 512), repeats),
+        ),
+        (
+            "position_widget",
+            "base: 100, 1000, 10000, 100000",
+            "65 distances",
+            0.100,
+            lambda: time_changes(position, "base", (100, 1000, 10_000, 100_000), repeats),
+        ),
     ]
     rows = [(widget, change, tokens, measure(), budget) for widget, change, tokens, budget, measure in cases]
 

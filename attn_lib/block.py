@@ -1,0 +1,175 @@
+"""The transformer block around attention: residual connections, layer norm and the feed-forward network.
+
+One pre-norm block, as in GPT-2 and most models since (PyTorch: ``norm_first=True``)::
+
+    A = X + MultiHead(LayerNorm_1(X))        the residual path carries X around the sublayer unchanged
+    Y = A + FFN(LayerNorm_2(A))              FFN(z) = act(z W_1 + b_1) W_2 + b_2, each position on its own
+
+The original transformer (Vaswani et al. 2017) and BERT put each norm *after* the addition instead
+(post-norm, ``norm_first=False``): A = LayerNorm_1(X + MultiHead(X)), Y = LayerNorm_2(A + FFN(A)).
+Weights are stored for ``x @ w``, under the names `attn_lib.bert` uses (w_q, b_q, ..., ln1_gamma,
+ln1_beta, w_1, b_1, w_2, b_2, ln2_gamma, ln2_beta). Every function keeps float32 as float32.
+"""
+
+import numbers
+
+import numpy as np
+
+from attn_lib._checks import _describe, as_float_array, check_heads_divide, check_positive_int
+from attn_lib.multihead import multi_head_attention
+
+# erfc(z) ~ t exp(-z^2 + P(t)), t = 1 / (1 + z/2), z >= 0: a Chebyshev fit with relative error below
+# 1.2e-7 (Numerical Recipes, "erfcc"); erf = 1 - erfc is then within 1e-7 of the exact value.
+_ERFC_COEFFS = (
+    -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806,
+    0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277,
+)  # fmt: skip
+
+#: The parameters of one block, as `init_block_params` makes them and `transformer_block` reads them.
+BLOCK_PARAMS = (
+    "w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o",
+    "ln1_gamma", "ln1_beta", "w_1", "b_1", "w_2", "b_2", "ln2_gamma", "ln2_beta",
+)  # fmt: skip
+
+
+def erf(x):
+    """[...] -> [...]: the error function erf(x) = 2/sqrt(pi) * integral_0^x exp(-s^2) ds, to within 1e-7.
+
+    numpy has no erf; this is computed in float64 and returned in the dtype of `x` (a float).
+    """
+    x = np.asarray(x)
+    z = np.abs(x.astype(np.float64))
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = np.zeros_like(t)
+    for c in reversed(_ERFC_COEFFS):  # Horner's rule
+        poly = poly * t + c
+    erfc = t * np.exp(-z * z + poly)  # erfc(|x|)
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64
+    return np.where(x >= 0, 1.0 - erfc, erfc - 1.0).astype(dtype, copy=False)
+
+
+def gelu(x):
+    """[...] -> [...]: GELU(x) = x * Phi(x) = x/2 * (1 + erf(x / sqrt(2))), the exact (erf) form BERT uses."""
+    return x * 0.5 * (1.0 + erf(x / np.sqrt(2.0).astype(x.dtype)))
+
+
+def relu(x):
+    """[...] -> [...]: ReLU(x) = max(x, 0), the original transformer's activation (and PyTorch's default)."""
+    return np.maximum(x, 0).astype(x.dtype, copy=False)
+
+
+ACTIVATIONS = {"gelu": gelu, "relu": relu}
+
+
+def _check_vector(value, name, size, what):
+    value = as_float_array(value, name)
+    if value.shape != (size,):
+        raise ValueError(f"{name} has shape {value.shape}, but it must be [{what}] = ({size},) to match x")
+    return value
+
+
+def _check_eps(eps):
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not np.isfinite(eps) or eps <= 0:
+        raise ValueError(f"eps must be a small positive number (it keeps a constant row from 0 / 0), got {eps!r}")
+    return eps
+
+
+def layer_norm(x, gamma, beta, eps=1e-12):
+    """[..., d], [d], [d] -> [..., d]: normalise each vector to mean 0, variance 1, then scale and shift.
+
+    LayerNorm(x) = (x - mean(x)) / sqrt(var(x) + eps) * gamma + beta, with the mean and the (biased)
+    variance taken over the last axis: each token's own d features, never across tokens.
+    """
+    x = as_float_array(x, "x", min_ndim=1)
+    gamma = _check_vector(gamma, "gamma", x.shape[-1], "d")
+    beta = _check_vector(beta, "beta", x.shape[-1], "d")
+    eps = _check_eps(eps)
+    mean = x.mean(axis=-1, keepdims=True)  # [..., 1]
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)  # [..., 1], the biased variance, as PyTorch
+    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def _check_activation(activation):
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {_describe(activation)}")
+    return ACTIVATIONS[activation]
+
+
+def feed_forward(x, w_1, b_1, w_2, b_2, activation="gelu"):
+    """[..., n, d_model] -> [..., n, d_model]: act(x W_1 + b_1) W_2 + b_2, applied to each position alone.
+
+    w_1 is [d_model, d_ff], w_2 is [d_ff, d_model]; d_ff is usually 4 d_model. `activation` is
+    "gelu" (exact, as BERT and GPT-2 use) or "relu" (the original transformer's).
+    """
+    act = _check_activation(activation)
+    x = as_float_array(x, "x", min_ndim=1)
+    w_1, w_2 = as_float_array(w_1, "w_1", min_ndim=2), as_float_array(w_2, "w_2", min_ndim=2)
+    d_model = x.shape[-1]
+    if w_1.shape[0] != d_model or w_2.shape != (w_1.shape[1], d_model):
+        raise ValueError(
+            f"w_1 {w_1.shape} and w_2 {w_2.shape} do not fit x with d_model={d_model}: w_1 must be"
+            f" [d_model, d_ff] and w_2 [d_ff, d_model]"
+        )
+    b_1 = _check_vector(b_1, "b_1", w_1.shape[1], "d_ff")
+    b_2 = _check_vector(b_2, "b_2", d_model, "d_model")
+    hidden = act(x @ w_1 + b_1)  # [..., n, d_model] x [d_model, d_ff] -> [..., n, d_ff]
+    return hidden @ w_2 + b_2  # [..., n, d_ff] x [d_ff, d_model] -> [..., n, d_model]
+
+
+def init_block_params(d_model, n_heads, d_ff=None, seed=0):
+    """(d_model, h, d_ff = 4 d_model) -> the parameters of one block (names in BLOCK_PARAMS), float64.
+
+    As a model starts training: weight matrices random, N(0, 1/fan_in) from numpy.random.default_rng(seed);
+    biases and betas 0; gammas 1 (so each layer norm starts as a plain normalisation).
+    """
+    d_model = check_positive_int(d_model, "d_model")
+    n_heads = check_positive_int(n_heads, "n_heads")
+    check_heads_divide(d_model, n_heads)
+    d_ff = 4 * d_model if d_ff is None else check_positive_int(d_ff, "d_ff")
+    rng = np.random.default_rng(seed)
+    shapes = {name: (d_model, d_model) for name in ("w_q", "w_k", "w_v", "w_o")}
+    shapes.update(w_1=(d_model, d_ff), w_2=(d_ff, d_model))
+    params = {name: rng.normal(0.0, 1.0 / np.sqrt(shape[0]), size=shape) for name, shape in shapes.items()}
+    for name in ("b_q", "b_k", "b_v", "b_o", "ln1_beta", "b_2", "ln2_beta"):
+        params[name] = np.zeros(d_model)
+    params.update(b_1=np.zeros(d_ff), ln1_gamma=np.ones(d_model), ln2_gamma=np.ones(d_model))
+    return {name: params[name] for name in BLOCK_PARAMS}
+
+
+def transformer_block(x, params, n_heads, mask=None, *, norm_first=True, activation="gelu", eps=1e-5):
+    """[..., n, d_model] -> output [..., n, d_model], weights [..., h, n, n]: one transformer block.
+
+    norm_first=True (pre-norm): x + MultiHead(LN_1(x)), then + FFN(LN_2(.)). norm_first=False
+    (post-norm, the original paper and BERT): LN_1(x + MultiHead(x)), then LN_2(. + FFN(.)).
+    `params` holds the names in BLOCK_PARAMS; `mask` is multi_head_attention's (True = may attend).
+    The defaults eps=1e-5 and activation="gelu" are GPT-2's (PyTorch's layer default is "relu").
+    """
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a dict of the block's arrays (see init_block_params), got {_describe(params)}")
+    missing = [name for name in BLOCK_PARAMS if name not in params]
+    if missing:
+        raise ValueError(f"params is missing {', '.join(missing)} (a block needs {', '.join(BLOCK_PARAMS)})")
+    if not isinstance(norm_first, (bool, np.bool_)):
+        raise TypeError(f"norm_first must be True (pre-norm) or False (post-norm), got {_describe(norm_first)}")
+    _check_activation(activation)
+    x = as_float_array(x, "x", min_ndim=2)
+    p = params
+
+    def attention(z):  # [..., n, d_model] -> [..., n, d_model], [..., h, n, n]
+        return multi_head_attention(
+            z, p["w_q"], p["w_k"], p["w_v"], p["w_o"], n_heads, mask=mask,
+            b_q=p["b_q"], b_k=p["b_k"], b_v=p["b_v"], b_o=p["b_o"],
+        )  # fmt: skip
+
+    def ffn(z):  # [..., n, d_model] -> [..., n, d_model], each position alone
+        return feed_forward(z, p["w_1"], p["b_1"], p["w_2"], p["b_2"], activation)
+
+    if norm_first:  # pre-norm: normalise the sublayer's input; the residual path stays untouched
+        heads, weights = attention(layer_norm(x, p["ln1_gamma"], p["ln1_beta"], eps))
+        x = x + heads  # residual connection: x + Sublayer(LN(x))
+        x = x + ffn(layer_norm(x, p["ln2_gamma"], p["ln2_beta"], eps))
+    else:  # post-norm: normalise after the addition, as Vaswani et al. 2017 and BERT
+        heads, weights = attention(x)
+        x = layer_norm(x + heads, p["ln1_gamma"], p["ln1_beta"], eps)  # LN(x + Sublayer(x))
+        x = layer_norm(x + ffn(x), p["ln2_gamma"], p["ln2_beta"], eps)
+    return x, weights

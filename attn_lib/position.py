@@ -1,0 +1,124 @@
+"""Where a token stands: position encodings added to the embeddings, and rotary position embeddings (RoPE).
+
+Attention by itself cannot see word order: shuffle the tokens and its outputs are shuffled the same
+way. Three ways of telling it where each token stands:
+
+    learned table   X = E + P[:n], P a trained [n_max, d_model] matrix (GPT-2, BERT, notebook 08's model)
+    sinusoidal      X = E + PE[:n], PE fixed by a formula for any length (Vaswani et al. 2017)
+    rotary (RoPE)   rotate q and k by angles proportional to their positions (Su et al. 2021), so that
+                    q_m . k_n depends on m - n only; nothing is added to X and v is not rotated
+
+Sinusoidal: PE[pos, 2i] = sin(pos * theta_i), PE[pos, 2i+1] = cos(pos * theta_i), theta_i = base^(-2i/d).
+RoPE turns each pair of features (2i, 2i+1) by the angle pos * theta_i, with the same frequencies.
+(GPT-NeoX and the Hugging Face LLaMA code pair feature i with feature i + d/2 instead: the same method
+on permuted features. This module follows the papers: pairs (2i, 2i+1).)
+"""
+
+import numbers
+
+import numpy as np
+
+from attn_lib._checks import _describe, as_float_array, check_positive_int
+
+BASE = 10000.0  # the frequency base of both papers
+
+
+def _check_base(base):
+    if isinstance(base, bool) or not isinstance(base, numbers.Real) or not np.isfinite(base) or base <= 1:
+        raise ValueError(f"base must be a finite number greater than 1 (the papers use 10000), got {base!r}")
+    return float(base)
+
+
+def _check_even(d, name):
+    if d % 2:
+        raise ValueError(f"{name}={d} must be even: the features come in pairs (2i, 2i+1), one pair per frequency")
+    return d
+
+
+def frequencies(d, base=BASE):
+    """d -> [d/2]: theta_i = base^(-2i/d) for i = 0 .. d/2 - 1, from 1 radian per position down to about 1/base."""
+    return _theta(d, base, "d")
+
+
+def _theta(d, base, name):
+    d = _check_even(check_positive_int(d, name), name)
+    base = _check_base(base)
+    return base ** (-np.arange(0, d, 2) / d)  # [d/2]
+
+
+def sinusoidal_encoding(n, d_model, base=BASE):
+    """(n, d_model) -> [n, d_model]: row pos is PE(pos), with sin in the even and cos in the odd columns."""
+    n = check_positive_int(n, "n")
+    theta = _theta(d_model, base, "d_model")  # [d_model/2]
+    angles = np.arange(n)[:, None] * theta[None, :]  # [n, 1] x [1, d_model/2] -> [n, d_model/2]
+    pe = np.empty((n, d_model))
+    pe[:, 0::2] = np.sin(angles)  # columns 0, 2, 4, ...
+    pe[:, 1::2] = np.cos(angles)  # columns 1, 3, 5, ...
+    return pe
+
+
+def add_positions(x, table):
+    """[..., n, d_model], [n_max, d_model] -> [..., n, d_model]: X + P[:n], one table row per position.
+
+    A learned table has n_max rows and nothing beyond: a sequence longer than n_max is an error here,
+    not a silent wrap-around. (A sinusoidal table can be computed for any n.)
+    """
+    x = as_float_array(x, "x", min_ndim=2)
+    table = as_float_array(table, "table", min_ndim=2)
+    n, d_model = x.shape[-2:]
+    if table.ndim != 2 or table.shape[1] != d_model:
+        raise ValueError(f"table has shape {table.shape}; it must be [n_max, d_model] with d_model={d_model} like x")
+    if n > table.shape[0]:
+        raise ValueError(
+            f"x has n={n} positions but the table has rows for only n_max={table.shape[0]}: a learned table"
+            f" has no row for position {table.shape[0]} or later"
+        )
+    return x + table[:n]  # [..., n, d_model] + [n, d_model]
+
+
+def _check_positions(positions, n, batch):
+    if positions is None:
+        return np.arange(n)
+    positions = as_float_array(positions, "positions", min_ndim=1)
+    try:
+        np.broadcast_shapes(positions.shape, (*batch, n))
+    except ValueError:
+        raise ValueError(
+            f"positions has shape {positions.shape}, which does not broadcast to x's positions {(*batch, n)}"
+        ) from None
+    return positions
+
+
+def rope(x, positions=None, base=BASE):
+    """[..., n, d] -> [..., n, d]: turn each feature pair (2i, 2i+1) of token m by the angle m * theta_i.
+
+    `positions` (default 0, 1, ..., n-1) broadcast to x.shape[:-1]; any real numbers work. Each pair
+    (a, b) becomes (a cos - b sin, a sin + b cos): a rotation, so lengths do not change. Apply it to
+    q and k (never to v); then rope(q)[m] . rope(k)[n] depends only on m - n.
+    """
+    x = as_float_array(x, "x", min_ndim=2)
+    *batch, n, d = x.shape
+    theta = _theta(d, base, "d (x's last dimension)")  # [d/2]
+    positions = _check_positions(positions, n, batch)
+    angles = positions[..., None] * theta  # [..., n, 1] x [d/2] -> [..., n, d/2]
+    cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
+    a, b = x[..., 0::2], x[..., 1::2]  # [..., n, d/2] each: the first and second feature of every pair
+    out = np.empty(np.broadcast_shapes(x.shape, (*angles.shape[:-1], d)), dtype=x.dtype)
+    out[..., 0::2] = a * cos - b * sin
+    out[..., 1::2] = a * sin + b * cos
+    return out
+
+
+def rope_matrix(position, d, base=BASE):
+    """(m, d) -> [d, d]: R_m, block-diagonal 2 x 2 rotations by m * theta_i, so rope(x)[m] = R_m @ x[m].
+
+    Then rope(q)[m] . rope(k)[n] = q^T R_m^T R_n k = q^T R_(n-m) k: only the distance n - m is left.
+    """
+    if isinstance(position, bool) or not isinstance(position, numbers.Real) or not np.isfinite(position):
+        raise TypeError(f"position must be a finite number, got {_describe(position)}")
+    theta = frequencies(d, base)  # [d/2]
+    r = np.zeros((d, d))
+    for i, angle in enumerate(position * theta):
+        c, s = np.cos(angle), np.sin(angle)
+        r[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, -s], [s, c]]  # a turn by `angle` in the plane of pair i
+    return r
