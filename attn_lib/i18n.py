@@ -42,6 +42,8 @@ STRINGS = {
         "widgets.setup_ok": "If the axes read 猫 吃 鱼 and the heatmap changes when you move the slider,"
         " widgets and Chinese characters work.",
         "widgets.error": "Could not redraw: {message}",
+        "widgets.still_caption": "A still picture of an interactive widget: run this cell to use its controls"
+        " (if it stays a still picture, reload the browser page and run the cell again).",
         # --- exercises (attn_lib/exercises.py) ---
         "exercises.title_softmax": ("softmax"),
         "exercises.title_scaled_scores": ("scaled scores"),
@@ -351,6 +353,8 @@ STRINGS = {
         "widgets.setup_title": "温度为 {temperature:.2g} 时的猫吃鱼",
         "widgets.setup_ok": "如果坐标轴上显示“猫 吃 鱼”，并且拖动滑块时热力图随之变化，说明交互控件和中文显示都正常。",
         "widgets.error": "无法重绘：{message}",
+        "widgets.still_caption": "这是交互控件的静态截图：运行这个单元格即可使用控件"
+        "（如果运行后仍是静态图，请刷新浏览器页面再运行一次）。",
         # --- exercises (attn_lib/exercises.py) ---
         "exercises.title_softmax": ("softmax"),
         "exercises.title_scaled_scores": ("缩放后的分数"),
