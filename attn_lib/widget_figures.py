@@ -3,10 +3,13 @@
 `FastFigure` wraps a matplotlib Figure of heatmaps: its frame (axes, ticks, labels, colour bar) is
 drawn once, later frames repaint only the heatmap cells, their numbers and the titles (matplotlib
 "blitting"), and each frame is returned as PNG bytes for an `ipywidgets.Image`. `heads_figure` draws
-h heatmaps as one mosaic image, which matplotlib lays out far faster than h separate axes.
+h heatmaps as one mosaic image, which matplotlib lays out far faster than h separate axes; its size is
+bounded (MAX_MOSAIC_INCHES), so a long sentence costs a few megabytes, not gigabytes. `still_png` adds
+a caption to a widget's picture for places where the live widget cannot run.
 """
 
 import io
+import re
 
 import matplotlib
 import numpy as np
@@ -20,6 +23,10 @@ from attn_lib.plotting import plot_attention, use_cjk_font
 
 #: Dots per inch of the widgets' pictures: small enough to redraw in a few tens of milliseconds.
 DPI = 80
+#: The heads mosaic stays within this many inches on each side (1040 pixels at DPI), whatever h and n.
+MAX_MOSAIC_INCHES = 13.0
+#: Token labels closer than this (inches) would overlap: a long sentence labels every k-th token.
+LABEL_SPACING = 0.13
 
 
 def _png(canvas):
@@ -81,6 +88,47 @@ class FastFigure:
         return _png(self.canvas)
 
 
+class MosaicFigure(FastFigure):
+    """A FastFigure of one big heatmap (the heads mosaic) whose cells are painted straight into the pixels.
+
+    matplotlib would resample the whole mosaic through float arrays at every frame, which for a long
+    sentence costs hundreds of megabytes and most of a second; here each pixel takes the colour of the
+    nearest cell from a 256-colour table (the colour map's own), with NaN cells left as the background.
+    """
+
+    def __init__(self, fig, cmap, dpi=DPI):
+        super().__init__(fig, dpi=dpi)
+        (image,) = self.images
+        self.lut = cmap(np.arange(cmap.N), bytes=True)  # [N, 4] uint8, the colour of each of N steps in [0, 1]
+        _, height = self.canvas.get_width_height(physical=True)
+        x0, y0, x1, y1 = image.get_window_extent(self.canvas.get_renderer()).extents  # display pixels
+        left, right, top, bottom = round(x0), round(x1), round(height - y1), round(height - y0)  # buffer rows
+        rows, cols = image.get_array().shape
+        self.box = (top, bottom, left, right)
+        self.row_of = ((np.arange(bottom - top) + 0.5) * rows / (bottom - top)).astype(int)  # pixel row -> cell row
+        self.col_of = ((np.arange(right - left) + 0.5) * cols / (right - left)).astype(int)  # pixel col -> cell col
+
+    def render(self, matrices, titles=()):
+        """Paint the mosaic matrices[0] (values in [0, 1], NaN = gap), then its cell numbers; -> PNG bytes."""
+        (mosaic,) = matrices
+        self.canvas.restore_region(self.background)
+        top, bottom, left, right = self.box
+        cells = mosaic[np.ix_(self.row_of, self.col_of)]  # [pixel rows, pixel cols]: the nearest cell's value
+        shown = ~np.isnan(cells)
+        steps = np.clip((np.where(shown, cells, 0.0) * len(self.lut)).astype(int), 0, len(self.lut) - 1)
+        pixels = np.asarray(self.canvas.buffer_rgba())  # [height, width, 4]: the canvas' own memory
+        pixels[top:bottom, left:right][shown] = self.lut[steps[shown]]
+        for text, index in self.cells[0]:
+            value = mosaic[index]
+            text.set_text(f"{value:.2f}")
+            text.set_color("white" if value > 0.55 else "black")
+            self.fig.draw_artist(text)
+        for text, string in zip(self.titles, titles, strict=True):
+            text.set_text(string)
+            self.fig.draw_artist(text)
+        return _png(self.canvas)
+
+
 def cat_figure(lang):
     """A FastFigure of one 3 x 3 猫吃鱼 heatmap with a title that changes between frames."""
     fig = plot_attention(np.full((3, 3), 0.5), list(examples.CAT_TOKENS), lang=lang, title="-", figsize=(4.6, 3.6))
@@ -106,13 +154,18 @@ def heads_mosaic(weights, ncols, gap_x, gap_y):
     return mosaic
 
 
-def _cell_inches(n):
-    return 0.38 if n <= 4 else 0.2  # the side of one weight's square, in inches
+def _cell_inches(h, n):
+    """The side of one weight's square, in inches: smaller for long sentences, so the mosaic stays bounded."""
+    ncols = min(h, 4)
+    nrows = -(-h // ncols)
+    fit_width = (MAX_MOSAIC_INCHES - 0.3 * (ncols - 1)) / (ncols * n)  # room for the gaps between heads
+    fit_height = (MAX_MOSAIC_INCHES - 0.4 * nrows) / (nrows * n)  # and for the titles above them
+    return min(0.38 if n <= 4 else 0.2, fit_width, fit_height)
 
 
 def heads_grid(h, n):
     """(h heads, n tokens) -> (ncols, gap_x, gap_y): how `heads_mosaic` lays out the heads (4 per row)."""
-    cell = _cell_inches(n)
+    cell = _cell_inches(h, n)
     return min(h, 4), max(1, int(np.ceil(0.25 / cell))), max(1, int(np.ceil(0.3 / cell)))
 
 
@@ -126,7 +179,9 @@ def heads_figure(h, tokens, lang, d_k):
     n = len(tokens)
     ncols, gap_x, gap_y = heads_grid(h, n)
     nrows = -(-h // ncols)
-    cell = _cell_inches(n)
+    cell = _cell_inches(h, n)
+    every = int(np.ceil(LABEL_SPACING / cell))  # label every k-th token when the squares are small
+    pad = max(1.0, 0.2 / cell)  # data units in 0.2 inches (one square, unless the squares are small)
     rows, cols = nrows * (n + gap_y), ncols * (n + gap_x) - gap_x
     rotate = max(len(tok) for tok in tokens) > 2
     label = 0.08 * max(len(tok) for tok in tokens) + 0.1  # inches taken by the longest token label
@@ -149,7 +204,7 @@ def heads_figure(h, tokens, lang, d_k):
         y0, x0 = row * (n + gap_y) + gap_y, col * (n + gap_x)
         ax.text(
             x0 + (n - 1) / 2,
-            y0 - 0.7,
+            y0 - 0.7 * pad,
             t("head_title", lang, i=i + 1),
             ha="center",
             va="bottom",
@@ -157,16 +212,18 @@ def heads_figure(h, tokens, lang, d_k):
             gid="label",
         )
         for a in range(n):
+            labelled = a % every == 0
             if annotate:
                 for b in range(n):
                     ax.text(x0 + b, y0 + a, "", ha="center", va="center", fontsize=9)
-            if col == 0:
-                ax.text(-0.7, y0 + a, tokens[a], ha="right", va="center", fontsize=8, gid="label")
-            if i + ncols >= h and (col == 0 or n <= 4):  # key labels under the lowest head (first column only
-                # for long sentences: every head has the same keys, and each label costs redraw time)
+            if col == 0 and labelled:
+                ax.text(-0.7 * pad, y0 + a, tokens[a], ha="right", va="center", fontsize=8, gid="label")
+            # key labels under the lowest head (first column only for long sentences: every head has the same
+            # keys, and each label costs redraw time)
+            if labelled and i + ncols >= h and (col == 0 or n <= 4):
                 ax.text(
                     x0 + a,
-                    y0 + n - 0.3,
+                    y0 + n - 0.5 + 0.2 * pad,
                     tokens[a],
                     ha="right" if rotate else "center",
                     va="top",
@@ -182,6 +239,49 @@ def heads_figure(h, tokens, lang, d_k):
     cax = fig.add_axes(((left + cols * cell + 0.3) / width, bottom / height, 0.15 / width, rows * cell / height))
     fig.colorbar(image, cax=cax, label=t("weight", lang), ticks=[0.0, 0.5, 1.0])
     fig.suptitle(t("heads_suptitle", lang, h=h, d_k=d_k), y=1 - 0.06 / height, va="top", fontsize=10)
-    figure = FastFigure(fig)
+    figure = MosaicFigure(fig, cmap)
     figure.n_heatmaps = h  # one image, h heatmaps
     return figure
+
+
+# --- the picture readers see where the widget cannot run -------------------------------------------
+
+
+def _wrap(text, artist, renderer, max_width):
+    """Break `text` into lines no wider than `max_width` pixels: between words, or between any two CJK characters."""
+    pieces = re.findall(r"[\u2e80-\u9fff\uff00-\uffef][\u3000-\u303f\uff0c\uff1a\uff1b\uff09]*|\S+\s*|\s+", text)
+    lines, line = [], ""
+    for piece in pieces:
+        artist.set_text((line + piece).rstrip())
+        if line and artist.get_window_extent(renderer).width > max_width:
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+    return "\n".join([*lines, line.rstrip()])
+
+
+def still_png(png, caption, dpi=DPI):
+    """PNG bytes -> PNG bytes: the same picture with `caption` in a light band under it.
+
+    This is what a reader sees where the live widget cannot run (GitHub, nbviewer, a notebook that has
+    not been run yet, a JupyterLab without the widget manager); the caption says what to do.
+    """
+    use_cjk_font()
+    picture = Image.open(io.BytesIO(png)).convert("RGB")
+    width_in, margin = picture.width / dpi, 0.1
+    band = Figure(figsize=(width_in, 1.0), dpi=dpi, facecolor="#fff4cc")
+    canvas = FigureCanvasAgg(band)
+    text = band.text(margin / width_in, 0.5, "", fontsize=9, va="center", color="#3d3000")
+    text.set_text(_wrap(caption, text, canvas.get_renderer(), (width_in - 2 * margin) * dpi))
+    height_in = text.get_window_extent(canvas.get_renderer()).height / dpi + 0.16
+    band.set_size_inches(width_in, height_in)
+    canvas.draw()
+    width, height = canvas.get_width_height(physical=True)
+    strip = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
+    out = Image.new("RGB", (picture.width, picture.height + strip.height), "white")
+    out.paste(picture, (0, 0))
+    out.paste(strip.crop((0, 0, min(strip.width, picture.width), strip.height)), (0, picture.height))
+    buffer = io.BytesIO()
+    out.save(buffer, format="PNG", compress_level=6)
+    return buffer.getvalue()

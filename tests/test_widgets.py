@@ -14,8 +14,10 @@ from PIL import Image
 
 from attn_lib import count_parameters, examples, init_multi_head_weights, multi_head_attention
 from attn_lib.i18n import STRINGS, set_language
+from attn_lib.widget_figures import still_png
 from attn_lib.widgets import (
     D_K_OPTIONS,
+    MAX_TOKENS,
     dk_widget,
     heads_mosaic,
     heads_widget,
@@ -43,6 +45,10 @@ def png_of(widget):
     return Image.open(io.BytesIO(raw))
 
 
+def pixels(png_bytes):
+    return np.asarray(Image.open(io.BytesIO(png_bytes)).convert("RGB"))
+
+
 @pytest.fixture
 def english():
     set_language("en")
@@ -65,14 +71,37 @@ def test_every_widget_is_a_vbox_with_controls_state_and_update(name, english):
 
 
 @pytest.mark.parametrize("name", ALL_WIDGETS)
-def test_the_static_png_decodes_and_is_the_picture_the_widget_shows(name, english):
+def test_the_static_png_is_the_widgets_picture_with_a_caption_under_it(name, english):
     w = ALL_WIDGETS[name]()
     data = w._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in data  # the live widget is still offered
     image = png_of(w)
     image.load()
     assert image.size[0] > 100 and image.size[1] > 100
-    assert base64.b64decode(data["image/png"]) == w.image.value
+    still, live = pixels(base64.b64decode(data["image/png"])), pixels(w.image.value)
+    height = live.shape[0]
+    assert still.shape[1] == live.shape[1] and still.shape[0] > height + 12  # a band of text under the picture
+    np.testing.assert_array_equal(still[:height], live)  # the picture itself, pixel for pixel
+    band = still[height:]
+    background = np.median(band.reshape(-1, 3), axis=0)
+    assert background.min() > 200  # a light band ...
+    assert (np.abs(band.astype(int) - background).sum(axis=-1) > 150).mean() > 0.01  # ... with dark text on it
+
+
+def test_the_caption_follows_the_language_and_wraps_to_the_picture():
+    w = setup_check_widget(lang="en")
+    english_band = pixels(w.still_picture())[pixels(w.image.value).shape[0] :]
+    w.lang = "zh"
+    w.update()
+    chinese_band = pixels(w.still_picture())[pixels(w.image.value).shape[0] :]
+    assert english_band.shape != chinese_band.shape or (english_band != chinese_band).any()
+    # a long caption on a narrow picture wraps onto more lines instead of being cut off
+    narrow = Image.new("RGB", (200, 50), "white")
+    buffer = io.BytesIO()
+    narrow.save(buffer, format="PNG")
+    short, long = still_png(buffer.getvalue(), "Run it."), still_png(buffer.getvalue(), "Run this cell again. " * 6)
+    assert pixels(short).shape[1] == pixels(long).shape[1] == 200
+    assert pixels(long).shape[0] > pixels(short).shape[0] + 30
 
 
 @pytest.mark.parametrize("name", ALL_WIDGETS)
@@ -142,8 +171,47 @@ def test_bad_arguments_are_rejected_at_construction():
         dk_widget(lang="fr")
     with pytest.raises(ValueError, match="d_model"):
         heads_widget(d_model=0)
-    with pytest.raises(TypeError, match="tokens"):
+    with pytest.raises(TypeError, match=r"tokens must be a sequence of strings.*list\('猫吃鱼'\)"):
         heads_widget(tokens="猫吃鱼")
+
+
+@pytest.mark.parametrize("make", [dk_widget, mask_widget, heads_widget])
+@pytest.mark.parametrize("seed", ["1", 1.5, None, True, [1]])
+def test_a_seed_of_the_wrong_type_is_named(make, seed):
+    with pytest.raises(TypeError, match=r"seed must be a non-negative integer .* got"):
+        make(seed=seed)
+
+
+@pytest.mark.parametrize("make", [dk_widget, mask_widget, heads_widget])
+def test_a_negative_seed_is_named(make):
+    with pytest.raises(ValueError, match=r"seed=-1 must be a non-negative integer"):
+        make(seed=-1)
+
+
+def test_tokens_may_come_from_a_generator_and_are_read_once():
+    words = examples.ANIMAL_TOKENS
+    from_list = heads_widget(tokens=list(words))
+    from_generator = heads_widget(tokens=(word for word in words))
+    assert from_generator.state["error"] is None
+    assert from_generator.state["tokens"] == tuple(words)
+    np.testing.assert_array_equal(from_generator.state["weights"], from_list.state["weights"])
+
+
+@pytest.mark.parametrize(
+    ("tokens", "error", "match"),
+    [
+        (["猫", 3, "鱼"], TypeError, r"tokens must hold strings only, but tokens\[1\] is int 3"),
+        ([b"cat"], TypeError, r"tokens\[0\] is bytes"),
+        ((tok for tok in ["猫", None]), TypeError, r"tokens\[1\] is None"),
+        (5, TypeError, "tokens must be a sequence of strings, one per token, got int 5"),
+        ([], ValueError, "tokens is empty"),
+        (iter([]), ValueError, "tokens is empty"),
+        (["t"] * (MAX_TOKENS + 1), ValueError, rf"tokens has {MAX_TOKENS + 1} tokens; .* at most {MAX_TOKENS}"),
+    ],
+)
+def test_bad_tokens_are_named(tokens, error, match):
+    with pytest.raises(error, match=match):
+        heads_widget(tokens=tokens)
 
 
 # --- d_k and scaling -----------------------------------------------------------------------------
@@ -350,8 +418,46 @@ def test_ipython_display_stores_both_the_live_widget_and_the_png():
     Image.open(io.BytesIO(base64.b64decode(data["image/png"]))).load()
 
 
+def test_a_200_token_sentence_gets_bounded_pictures_at_every_h(english):
+    """Issue 13, item 11: 200 tokens once made a 12,800-pixel-wide layout (gigabytes); now each is at most ~1,300."""
+    from attn_lib.widget_shell import FIGURE_CACHE_PIXELS
+
+    tokens = [f"w{i}" for i in range(200)]
+    w = heads_widget(d_model=768, tokens=tokens)
+    for h in (16, 1):  # the tallest and the widest layouts
+        w.controls["n_heads"].value = h
+        assert w.state["error"] is None and w.state["weights"].shape == (h, 200, 200)
+        width, height = w._figures[(h, "en")].canvas.get_width_height()
+        assert width <= 1400 and height <= 1400, (h, width, height)
+        assert max(Image.open(io.BytesIO(w.image.value)).size) <= 1400
+    assert sum(f.canvas.get_width_height()[0] * f.canvas.get_width_height()[1] for f in w._figures.values()) <= (
+        FIGURE_CACHE_PIXELS
+    )
+    labels = [text.get_text() for text in w._figures[(1, "en")].fig.axes[0].texts if text.get_gid() == "label"]
+    assert "w0" in labels and len(labels) < 200  # every k-th token is labelled, not all 200 twice (400)
+
+
+def test_the_next_head_counts_are_drawn_ahead_in_a_running_event_loop(english):
+    """In a kernel (an event loop runs) the layouts one slider step away are drawn right after an update."""
+    import asyncio
+
+    w = heads_widget(d_model=48)  # h = 4 of 1, 2, 3, 4, 6, 8, 12, 16
+    assert set(w._figures) == {(4, "en")}  # outside an event loop nothing is drawn ahead
+
+    async def move_slider():
+        w.controls["n_heads"].value = 8
+        await asyncio.sleep(0)  # the kernel goes on with its queue: the neighbours are drawn now
+
+    asyncio.run(move_slider())
+    assert {(6, "en"), (8, "en"), (12, "en")} <= set(w._figures)
+    assert list(w._figures)[-1] == (8, "en")  # the picture on screen stays the most recently used
+    before = w._figures[(12, "en")]
+    w.controls["n_heads"].value = 12
+    assert w._figures[(12, "en")] is before and w.state["n_heatmaps"] == 12  # the key press found it ready
+
+
 def test_heads_widget_keeps_a_bounded_number_of_layouts(english):
-    from attn_lib.widgets import FIGURE_CACHE
+    from attn_lib.widget_shell import FIGURE_CACHE
 
     w = heads_widget(d_model=720, max_heads=720)  # 30 divisors, more than the cache holds
     options = list(w.controls["n_heads"].options)[:12]
