@@ -1,21 +1,31 @@
-"""The machinery behind `attn_lib.exercises`: run a learner's function safely, compare, explain.
+"""The machinery behind `attn_lib.exercises`: run a learner's function safely, compare, report.
 
 A learner's function may be an untouched stub, raise, loop forever, or return a list, None or NaN.
 `run_cases` runs it on each `Case` in a thread with a time limit and turns every outcome into a
 `Result`: passed, or the first failing case with a diagnosis (an i18n key plus the fields of its
 message). Messages are rendered only when asked for, in the language asked for, so one `Result`
 can be shown in English and in Chinese. Nothing here prints; the checkers in exercises.py do.
+The diagnoses of the classic mistakes live in `attn_lib._mistakes`; the watch for attn_lib
+functions an exercise forbids, in `attn_lib._forbid`.
+
+The verdict cannot be bent from the learner's kernel: whether a value passes is decided with
+private references to numpy's functions, taken when this module is imported, so a cell that later
+replaces `np.allclose`, `np.isclose`, `np.array_equal`, `np.asarray`, ... changes nothing here.
 """
 
 import numbers
+import sys
 import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from attn_lib.core import softmax
+from attn_lib._forbid import Watch
 from attn_lib.i18n import get_language, t
-from attn_lib.multihead import merge_heads, split_heads
+
+# private references: a learner's `np.allclose = lambda *a, **k: True` does not reach them
+_allclose, _array_equal, _asarray, _broadcast_to = np.allclose, np.array_equal, np.asarray, np.broadcast_to
+_errstate, _float64, _isclose = np.errstate, np.float64, np.isclose
 
 RTOL, ATOL = 1e-4, 1e-6  # loose enough for a correct float32 implementation, tight enough for any mistake
 DEFAULT_TIMEOUT = 5.0  # seconds per call; every input the checkers use is tiny
@@ -58,7 +68,7 @@ class Result:
     fields: dict = field(default_factory=dict)
     case: Case | None = None  # the first failing case (None when ok or when no case is involved)
     checked: tuple = ()  # the kinds of case that were run, each once, in order
-    converted: bool = False  # the function returned lists, which were converted with np.asarray
+    converted: str = ""  # the type(s) the function returned instead of arrays ("list"), converted with np.asarray
 
     def message(self, lang=None):
         """The diagnosis (or the list of what was checked) in `lang`, without the ✓/✗ frame."""
@@ -72,7 +82,7 @@ class Result:
         if self.ok:
             checked = t("exercises.list_sep", lang).join(t(f"exercises.{kind}", lang) for kind in self.checked)
             line = t("exercises.passed", lang, title=title, count=self.fields["count"], checked=checked)
-            return line + (t("exercises.converted_note", lang) if self.converted else "")
+            return line + (t("exercises.converted_note", lang, type=self.converted) if self.converted else "")
         if self.case is None:
             return t("exercises.failed_plain", lang, title=title, diagnosis=self.message(lang))
         case, diagnosis = t(f"exercises.{self.case.kind}", lang), self.message(lang)
@@ -95,12 +105,13 @@ def _copy(value):
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
-def call_learner(fn, case, timeout):
+def call_learner(fn, case, timeout, watch=None):
     """Run fn(*case.args, **case.kwargs) in a thread; give up waiting after `timeout` seconds.
 
     The inputs are copies, so a function that edits its arguments in place cannot spoil the
     reference. Floating-point warnings are silenced: an overflow is diagnosed from the result.
     A function that never returns keeps running in its (daemon) thread; Python cannot stop it.
+    `watch` (an `attn_lib._forbid.Watch`) notes any forbidden attn_lib function the call runs.
     """
     outcome = Outcome()
     args = tuple(_copy(a) for a in case.args)
@@ -108,10 +119,14 @@ def call_learner(fn, case, timeout):
 
     def target():
         try:
-            with np.errstate(all="ignore"):
+            if watch:
+                watch.start(sys._getframe())
+            with _errstate(all="ignore"):
                 outcome.value = fn(*args, **kwargs)
         except BaseException as exc:  # anything the learner's code raises becomes a verdict, not a traceback
             outcome.error = exc
+        finally:
+            sys.setprofile(None)
 
     worker = threading.Thread(target=target, name="attn_lib-exercise", daemon=True)
     worker.start()
@@ -138,20 +153,25 @@ def error_text(exc):
     return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
 
 
-def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None):
+def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None, forbid=()):
     """Run `fn` on every case, stop at the first failure, and return the `Result`.
 
     judge(case, value, notes) -> Finding or None compares one returned value with case.expected
-    (it may add "converted" to the set `notes`); on_error(case, exc, passed) -> Finding or None
-    may recognise a typical exception (`passed`: the cases that passed before this one).
+    (it may add "converted:<type>" to the set `notes`); on_error(case, exc, passed) -> Finding or
+    None may recognise a typical exception (`passed`: the cases that passed before this one).
+    `forbid`: names of attn_lib functions the learner's code must not run (see attn_lib._forbid).
     """
+    watch = Watch(forbid)  # checks `forbid` before anything runs
     if not callable(fn):
         return Result(False, exercise, "not_callable", {"got": describe(fn)})
     notes = set()
     for index, case in enumerate(cases):
-        outcome = call_learner(fn, case, timeout)
+        outcome = call_learner(fn, case, timeout, watch)
         if outcome.timed_out:
             finding = Finding("timeout", {"seconds": f"{timeout:g}"})
+        elif watch.found:  # whatever it returned: this exercise asks for the learner's own code
+            key = "forbidden_call" if watch.found["name"] == watch.found["what"] else "forbidden_call_inside"
+            return Result(False, exercise, key, dict(watch.found))
         elif isinstance(outcome.error, NotImplementedError) or (outcome.error is None and outcome.value is None):
             finding = Finding("not_implemented" if index == 0 else "partly_implemented")
             if index == 0:
@@ -167,29 +187,37 @@ def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None
         if finding is not None:
             return Result(False, exercise, finding.key, finding.fields, case)
     kinds = tuple(dict.fromkeys(case.kind for case in cases))
-    return Result(True, exercise, "passed", {"count": len(cases)}, None, kinds, "converted" in notes)
+    converted = ", ".join(sorted(note.removeprefix("converted:") for note in notes if note.startswith("converted:")))
+    return Result(True, exercise, "passed", {"count": len(cases)}, None, kinds, converted)
 
 
 # --- comparing ----------------------------------------------------------------------------------
 
 
+def type_name(value):
+    """`list`, `tuple`, `torch.Tensor`: the type of a value, with its package unless it is built in."""
+    package = type(value).__module__.split(".")[0]
+    return type(value).__name__ if package == "builtins" else f"{package}.{type(value).__name__}"
+
+
 def as_numbers(value, notes, what=RESULT):
     """The returned value as a float array, or a Finding saying why it is not one.
 
-    Lists and tuples of numbers are accepted and converted with np.asarray (noted in `notes`, and
-    said in the ✓ verdict); None, strings, booleans, complex or ragged data are rejected.
+    Lists, tuples and other array-likes (a torch tensor) of numbers are accepted and converted with
+    np.asarray (noted in `notes` with their type, and said in the ✓ verdict); None, strings,
+    booleans, complex or ragged data are rejected.
     """
     if not isinstance(value, (np.ndarray, np.generic, numbers.Real)) or isinstance(value, bool):
         if not isinstance(value, (list, tuple)) and not hasattr(value, "__array__"):
             return None, Finding("wrong_type", {"what": what, "got": describe(value), "expected": EXPECT_ARRAY})
-        notes.add("converted")
+        notes.add(f"converted:{type_name(value)}")
     try:
-        array = np.asarray(value)
+        array = _asarray(value)
     except (ValueError, TypeError, RuntimeError):
         array = None
     if array is None or array.dtype.kind not in "iuf":
         return None, Finding("wrong_type", {"what": what, "got": describe(value), "expected": EXPECT_ARRAY})
-    return array.astype(np.float64), None
+    return array.astype(_float64), None
 
 
 def matches(got, expected, care=None):
@@ -197,13 +225,18 @@ def matches(got, expected, care=None):
 
     `care` (boolean, broadcastable to the shape) restricts the comparison to some entries.
     """
-    got, expected = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    got, expected = _asarray(got, dtype=_float64), _asarray(expected, dtype=_float64)
     if got.shape != expected.shape:
         return False
     if care is not None:
-        care = np.broadcast_to(care, got.shape)
+        care = _broadcast_to(care, got.shape)
         got, expected = got[care], expected[care]
-    return bool(np.allclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True))
+    return bool(_allclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True))
+
+
+def same(got, expected):
+    """True if the arrays have the same shape and entries (np.array_equal, through a private reference)."""
+    return bool(_array_equal(got, expected))
 
 
 def fmt(value):
@@ -220,12 +253,12 @@ def index_text(index):
 
 def difference(got, expected, what=RESULT):
     """The generic finding for a wrong value: NaN/inf where the reference is finite, else the first mismatch."""
-    got, expected = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    got, expected = _asarray(got, dtype=_float64), _asarray(expected, dtype=_float64)
     bad = ~np.isfinite(got) & np.isfinite(expected)
     if bad.any():
         index = np.argwhere(bad)[0]
         return Finding("not_finite", {"what": what, "index": index_text(index), "got": fmt(got[tuple(index)])})
-    close = np.isclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True)
+    close = _isclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True)
     index = tuple(np.argwhere(~close)[0]) if (~close).any() else (0,) * got.ndim
     shown = (fmt(expected[index]), fmt(got[index]))
     if shown[0] == shown[1]:  # close, but not close enough: show more digits
@@ -270,150 +303,3 @@ def axes_order(got_shape, expected_shape, names):
     if len(set(expected_shape)) != len(expected_shape) or sorted(got_shape) != sorted(expected_shape):
         return None
     return "[" + ", ".join(names[list(expected_shape).index(size)] for size in got_shape) + "]"
-
-
-# --- the classic mistakes, written as formulas and compared with the learner's result ----------
-
-
-def swap_last(a):
-    """k -> kᵀ for a batch: swap only the last two axes."""
-    return np.swapaxes(a, -1, -2)  # [..., m, n] -> [..., n, m]
-
-
-def scale_candidates(make, d_k, dims):
-    """(key, fields, make) for the typical wrong scale factors; make(c) builds the result for factor c."""
-    candidates = [
-        ("scale_missing", {"sqrt_dk": fmt(np.sqrt(d_k))}, lambda: make(1.0)),
-        ("scale_dk", {"d_k": d_k, "sqrt_dk": fmt(np.sqrt(d_k))}, lambda: make(1.0 / d_k)),
-        ("scale_inverted", {"sqrt_dk": fmt(np.sqrt(d_k))}, lambda: make(np.sqrt(d_k))),
-    ]
-    for name, size in dims.items():
-        if size not in (1, d_k):
-            fields = {"name": name, "value": size, "d_k": d_k}
-            candidates.append(("scale_dim", fields, lambda size=size: make(1.0 / np.sqrt(size))))
-    return candidates
-
-
-def softmax_mistake(x, got):
-    """Which wrong softmax `got` is: no max subtracted, one max for the whole array, wrong axis, ..."""
-    with np.errstate(all="ignore"):  # the wrong formulas overflow on purpose
-        e = np.exp(x)
-        shifted = np.exp(x - np.max(x, axis=-1, keepdims=True))
-    candidates = [
-        ("softmax_overflow", {}, lambda: e / e.sum(axis=-1, keepdims=True)),
-        ("softmax_global_max", {}, lambda: np.exp(x - x.max()) / np.exp(x - x.max()).sum(axis=-1, keepdims=True)),
-    ]
-    candidates += [("softmax_axis", {"axis": a}, lambda a=a: softmax(x, axis=a)) for a in range(x.ndim - 1)]
-    candidates += [
-        ("softmax_sum_all", {}, lambda: shifted / shifted.sum()),
-        ("softmax_sum_all", {}, lambda: e / e.sum()),
-        ("softmax_not_normalised", {"total": fmt(shifted.sum(axis=-1).flat[0])}, lambda: shifted),
-        ("softmax_not_normalised", {"total": fmt(e.sum(axis=-1).flat[0])}, lambda: e),
-    ]
-    return first_match(got, candidates)
-
-
-def mask_pattern_mistake(got, n):
-    """The finding for a boolean pattern that is not the lower triangle, or None."""
-    ones = np.ones((n, n), dtype=bool)
-    if np.array_equal(got, ~np.tril(ones)):
-        return Finding("mask_inverted")
-    if np.array_equal(got, np.triu(ones)):
-        return Finding("mask_future")
-    if np.array_equal(got, np.tril(ones, k=-1)):
-        return Finding("mask_no_diagonal")
-    return None
-
-
-def masked(scores, mask):
-    """The scores with -inf where the boolean mask is False (unchanged when mask is None)."""
-    return scores if mask is None else np.where(mask, scores, -np.inf)
-
-
-def mask_use_mistake(got, scores, mask, visible):
-    """Typical mistakes with the mask, recognised from the weights; None if the mask looks right."""
-    finite = np.isfinite(got)
-    leak = visible & ~mask & finite & (np.abs(got) > 1e-6)  # weight on a key the mask forbids
-    if leak.any():
-        candidates = [
-            ("attn_mask_added", {}, lambda: softmax(scores + mask)),
-            ("attn_mask_multiplied", {}, lambda: softmax(scores * mask)),
-        ]
-        found = first_match(got, candidates, visible)
-        if found:
-            return found
-        i, j = np.argwhere(leak)[0][-2:]
-        fields = {"i": int(i), "j": int(j), "w": fmt(got[tuple(np.argwhere(leak)[0])])}
-        if matches(got, softmax(scores), visible):
-            return Finding("attn_mask_ignored", fields)
-        if np.all(np.abs(got[visible & mask & finite]) < 1e-6):
-            return Finding("attn_mask_inverted", fields)
-        return Finding("attn_mask_leak", fields)
-    after = softmax(scores) * mask
-    short = ~np.isclose(after.sum(axis=-1), 1) & visible[..., 0]  # rows that lost weight to the mask
-    if short.any() and matches(got, after, visible):
-        row = np.argwhere(short)[0]
-        return Finding("attn_mask_after_softmax", {"row": int(row[-1]), "total": fmt(after[tuple(row)].sum())})
-    return None
-
-
-def attention_weights_mistake(case, got):
-    """Why the weights `got` differ from case.expected: overflow, the fully masked row, the mask, the scale, ..."""
-    q, k, v = case.args
-    mask, expected = case.kwargs.get("mask"), case.expected[1]
-    d_k = q.shape[-1]
-    raw = q @ swap_last(k)  # [..., n_q, n_k]
-    scores = raw / np.sqrt(d_k)
-    visible = np.ones(expected.shape, dtype=bool)
-    if mask is not None:
-        visible = np.broadcast_to(np.any(mask, axis=-1, keepdims=True), expected.shape)  # rows that see a key
-    bad = ~np.isfinite(got) & np.isfinite(expected)
-    if case.kind == "case_large_scores" and bad.any():
-        return Finding("attn_softmax_overflow")
-    if case.kind == "case_masked_row" and matches(got, expected, visible):
-        row = int(np.argwhere(~visible[..., 0])[0][-1])
-        if np.isnan(got[..., row, :]).all():
-            return Finding("attn_masked_row_nan", {"row": row})
-        if np.allclose(got[..., row, :].sum(axis=-1), 1):
-            return Finding("attn_masked_row_1e9", {"row": row, "n_k": k.shape[-2], "uniform": fmt(1 / k.shape[-2])})
-    if mask is not None:
-        found = mask_use_mistake(got, scores, np.broadcast_to(mask, expected.shape), visible)
-        if found:
-            return found
-    candidates = scale_candidates(
-        lambda c: softmax(masked(c * raw, mask)), d_k, {"n_q": q.shape[-2], "n_k": k.shape[-2], "d_v": v.shape[-1]}
-    )
-    candidates.append(("attn_softmax_axis", {}, lambda: softmax(masked(scores, mask), axis=-2)))
-    found = first_match(got, candidates, visible)
-    if found:
-        return found
-    sums = got.sum(axis=-1)
-    off = np.isfinite(sums) & ~np.isclose(sums, 1) & visible[..., 0]
-    if off.any():
-        row = np.argwhere(off)[0]
-        return Finding("attn_weights_not_normalised", {"row": int(row[-1]), "total": fmt(sums[tuple(row)])})
-    return difference(got, expected, WEIGHTS)
-
-
-def split_reshape_only(x, h):
-    """The mistake: [..., n, d_model] reshaped straight to [..., h, n, d_k], mixing tokens across heads."""
-    *batch, n, d_model = x.shape
-    return x.reshape(*batch, h, n, d_model // h)
-
-
-def split_interleaved(x, h):
-    """The mistake: reshaping to [..., n, d_k, h], so that head i gets features i, i+h, i+2h, ..."""
-    *batch, n, d_model = x.shape
-    return np.moveaxis(x.reshape(*batch, n, d_model // h, h), -1, -3)  # [..., n, d_k, h] -> [..., h, n, d_k]
-
-
-def mha_variant(x, w_q, w_k, w_v, w_o, h, mask, scale=None, split=split_heads, use_w_o=True, transpose=False):
-    """Multi-head attention with one typical mistake switched on; -> (output, weights)."""
-    if transpose:
-        w_q, w_k, w_v, w_o = w_q.T, w_k.T, w_v.T, w_o.T
-    q, k, v = split(x @ w_q, h), split(x @ w_k, h), split(x @ w_v, h)  # [..., h, n, d_k] each
-    d_k = q.shape[-1]
-    scores = q @ swap_last(k) * (1 / np.sqrt(d_k) if scale is None else scale)  # [..., h, n, n]
-    weights = softmax(masked(scores, mask))  # [..., h, n, n]
-    output = merge_heads(weights @ v)  # [..., h, n, d_k] -> [..., n, d_model]
-    return (output @ w_o if use_w_o else output), weights
