@@ -112,18 +112,19 @@ def check_float_dtype(dtype, name="dtype"):
 def check_fits(array, dtype, name, fix=None):
     """`array` cast to `dtype`, or a ValueError if a finite value overflows there (1e39 in float32 is inf).
 
-    `fix`: what the caller can do about it (default: rescale `name` or use float64).
+    `fix`: what the caller can do about it, a template with the fields {name} and {dtype}
+    (default: rescale `name` or use float64).
     """
     with np.errstate(over="ignore"):
         cast = array.astype(dtype, copy=False)
-    if cast is array:
+    if cast is array or not np.isinf(cast).any():  # one pass in the usual case
         return cast
     overflowed = np.isinf(cast) & np.isfinite(array)
     if overflowed.any():
         where = tuple(int(i) for i in np.argwhere(overflowed)[0])
-        fix = f"rescale {name} or use a wider dtype (np.float64)" if fix is None else fix
+        fix = "rescale {name} or use a wider dtype (np.float64)" if fix is None else fix
         raise ValueError(
             f"{name} holds {array[where]:.4g} at index {where}, which overflows {dtype} (largest"
-            f" {np.finfo(dtype).max:.4g}); {fix}"
+            f" {np.finfo(dtype).max:.4g}); " + fix.format(name=name, dtype=dtype)
         )
     return cast

@@ -187,8 +187,9 @@ class KVCache:
                 f"{name} must have shape [*batch_shape, d] or [*batch_shape, m, d] with batch_shape"
                 f" {self.batch_shape} and d={d}, got shape {x.shape}"
             )
-        fix = f"the cache stores {self.dtype}: create it with dtype=np.float64, or rescale {name}"
-        x = check_fits(x, self.dtype, name, fix)
+        x = check_fits(
+            x, self.dtype, name, "the cache stores {dtype}: create it with dtype=np.float64, or rescale {name}"
+        )
         return x[..., None, :] if x.ndim == len(self.batch_shape) + 1 else x  # one token: [..., d] -> [..., 1, d]
 
     def append(self, k_t, v_t):
@@ -212,14 +213,18 @@ class KVCache:
         if self.length == 0:
             raise ValueError("the cache is empty: append(k_t, v_t) the current token before attend(q_t)")
         single = np.ndim(q_t) == len(self.batch_shape) + 1
-        q_t = self._tokens(q_t, "q_t", self.keys.shape[-1])  # [..., m, d_k]
+        return self._attend(self._tokens(q_t, "q_t", self.keys.shape[-1]), single, scale)
+
+    def _attend(self, q_t, single, scale):
+        """`attend` for a validated q_t [..., m, d_k]; `single`: return [..., d_v] for one token."""
         m, n = q_t.shape[-2], self.length
         if m > n:
             raise ValueError(f"q_t holds {m} queries but the cache holds only {n} tokens; append their keys first")
         work = work_dtype(self.dtype)  # a float16 cache attends in float32
         scale = work.type(_check_scale(scale, q_t.shape[-1]))
         keys, values = self.keys[..., :n, :], self.values[..., :n, :]  # views of the filled part
-        q_t, keys, values = q_t.astype(work, copy=False), keys.astype(work, copy=False), values.astype(work, copy=False)
+        if work != self.dtype:
+            q_t, keys, values = q_t.astype(work), keys.astype(work), values.astype(work)
         scores = (q_t @ np.swapaxes(keys, -1, -2)) * scale  # [..., m, d_k] x [..., d_k, n] -> [..., m, n]
         _check_no_overflow(scores, work)
         if m > 1:  # query i of the m new tokens sits at position n - m + i: hide what comes after it
@@ -227,7 +232,8 @@ class KVCache:
         scores -= scores.max(axis=-1, keepdims=True)  # every row sees at least its own key: finite max
         weights = np.exp(scores, out=scores)
         weights /= weights.sum(axis=-1, keepdims=True)
-        out = (weights @ values).astype(self.dtype, copy=False)  # [..., m, n] x [..., n, d_v] -> [..., m, d_v]
+        out = weights @ values  # [..., m, n] x [..., n, d_v] -> [..., m, d_v]
+        out = out if work == self.dtype else out.astype(self.dtype)
         return out[..., 0, :] if single else out
 
     def decode_step(self, q_t, k_t, v_t, scale=None):
@@ -236,12 +242,13 @@ class KVCache:
         All or nothing: if any argument is wrong (or the attention fails), nothing is stored, so the
         step can be retried.
         """
-        self._tokens(q_t, "q_t", self.keys.shape[-1])  # check q_t and scale before storing anything
+        single = np.ndim(q_t) == len(self.batch_shape) + 1
+        q_t = self._tokens(q_t, "q_t", self.keys.shape[-1])  # check q_t and scale before storing anything
         _check_scale(scale, self.keys.shape[-1])
         length = self.length
         self.append(k_t, v_t)
         try:
-            return self.attend(q_t, scale=scale)
+            return self._attend(q_t, single, scale)
         except BaseException:
             self.length = length  # roll back: the step stored nothing
             raise

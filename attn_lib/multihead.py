@@ -136,7 +136,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None,
         ) from None
     output = _project(merge_heads(heads), w_o, b_o, work, "the output projection heads @ w_o")  # [..., n, d_model]
     if work != dtype:  # float16: round once, here
-        output = check_fits(output, dtype, "the output heads @ w_o", f"the result does not fit {dtype}; rescale w_o")
+        output = check_fits(output, dtype, "the output heads @ w_o", "the result does not fit {dtype}; rescale w_o")
     return output, weights.astype(dtype, copy=False)
 
 
