@@ -774,6 +774,21 @@ def test_the_strongly_negative_case_has_strongly_negative_scores():
         assert s[np.broadcast_to(case.kwargs["mask"], s.shape)].max() < -40
 
 
+def test_minus_20_instead_of_minus_inf_fails_even_with_empty_rows_handled():
+    """The issue's reproduction: -20 as the fill, and rows that see nothing set to 0 by hand."""
+
+    def fill_minus_20(q, k, v, mask=None):
+        scores = q @ T(k) / np.sqrt(q.shape[-1])
+        weights = stable_softmax(use_mask(scores, mask, -20.0))
+        if mask is not None:
+            weights = np.where(np.any(mask, axis=-1, keepdims=True), weights, 0.0)
+        return weights @ v, weights
+
+    result = ex.run_attention_checks(fill_minus_20)
+    assert result.key == "attn_mask_finite" and result.fields["fill"] == "-20", result.verdict("en")
+    assert ex.run_multi_head_checks(_mha_filling(-20.0)).fields["fill"] == "-20"
+
+
 def test_a_correct_large_negative_fill_is_not_refused():
     """-1e9 gives masked weights that are exactly 0 in float64 (only the fully masked row tells it apart)."""
     assert ex.run_multi_head_checks(_mha_filling(-1e9)).ok
