@@ -272,7 +272,8 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
     dtypes: q, k, v of different floating dtypes are promoted to their common dtype (float32 q
     with float64 k computes in float64; PyTorch refuses mixed dtypes), integers become float64,
     and the results have that dtype: float32 in, float32 out. float16 is computed in float32 and
-    rounded once at the end.
+    rounded once at the end; a float mask is rounded to the inputs' dtype first (in float16,
+    -1e9 becomes -inf).
     """
     q, k, v, batch = check_qkv(q, k, v)
     n_q, d_k = q.shape[-2:]
