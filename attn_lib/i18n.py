@@ -75,9 +75,9 @@ STRINGS = {
         "exercises.case_n": ("mask size"),
         "exercises.case_article": ("the article's sizes"),
         "exercises.case_other_sizes": ("other sizes"),
-        "exercises.word_output": ("the output"),
-        "exercises.word_weights": ("the weights"),
-        "exercises.word_result": ("the result"),
+        "exercises.word_output": ("The output"),
+        "exercises.word_weights": ("The weights"),
+        "exercises.word_result": ("The result"),
         "exercises.word_finite_number": ("a finite number"),
         "exercises.expect_array": ("a numpy array of numbers"),
         "exercises.expect_bool_array": ("a boolean numpy array"),
@@ -98,10 +98,10 @@ STRINGS = {
             "Your function took longer than {seconds} s on this small input; look for a loop that never ends."
             " (It may still be running in the background; restart the kernel if the notebook slows down.)"
         ),
-        "exercises.wrong_type": ("Expected {expected} as {what}, but your function returned {got}."),
-        "exercises.wrong_shape": ("Expected {what} with shape {expected}, got shape {got}."),
-        "exercises.not_finite": ("Found {got} in {what} at index {index}, where the correct value is a finite number."),
-        "exercises.wrong_values": ("Wrong value in {what} at index {index}: expected {expected}, got {got}."),
+        "exercises.wrong_type": ("{what} should be {expected}, but your function returned {got}."),
+        "exercises.wrong_shape": ("{what} should have shape {expected}, got shape {got}."),
+        "exercises.not_finite": ("{what} should hold a finite number at index {index}, not {got}."),
+        "exercises.wrong_values": ("{what} should hold {expected} at index {index}, not {got}."),
         "exercises.forbidden_call": ("Your function calls {name}, which this exercise asks you to write yourself."),
         "exercises.forbidden_call_inside": (
             "Your function calls {name}, which computes {what}: the part this exercise asks you to write yourself."
