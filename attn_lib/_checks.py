@@ -85,3 +85,46 @@ def float_dtype(*arrays):
     """The common floating dtype of the arrays (float32 stays float32; ints become float64)."""
     dtype = np.result_type(*arrays)
     return dtype if dtype.kind == "f" else np.dtype(np.float64)
+
+
+def work_dtype(dtype):
+    """The dtype to compute in: float16 inputs are computed in float32 and rounded once at the end.
+
+    float16 keeps only about 3 decimal digits and overflows at 65504: a sum of 70,000 weights or a
+    running accumulator in float16 goes wrong. FlashAttention and PyTorch's CPU kernels upcast the
+    same way. Every other floating dtype is computed in itself.
+    """
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+def check_float_dtype(dtype, name="dtype"):
+    """`dtype` as a floating numpy dtype, else a TypeError naming `name`."""
+    try:
+        checked = np.dtype(dtype)
+    except TypeError:
+        checked = None
+    if checked is None or checked.kind != "f":
+        got = _describe(dtype) if checked is None else str(checked)
+        raise TypeError(f"{name} must be a floating dtype such as np.float32 or np.float64, got {got}")
+    return checked
+
+
+def check_fits(array, dtype, name, fix=None):
+    """`array` cast to `dtype`, or a ValueError if a finite value overflows there (1e39 in float32 is inf).
+
+    `fix`: what the caller can do about it, a template with the fields {name} and {dtype}
+    (default: rescale `name` or use float64).
+    """
+    with np.errstate(over="ignore"):
+        cast = array.astype(dtype, copy=False)
+    if cast is array or not np.isinf(cast).any():  # one pass in the usual case
+        return cast
+    overflowed = np.isinf(cast) & np.isfinite(array)
+    if overflowed.any():
+        where = tuple(int(i) for i in np.argwhere(overflowed)[0])
+        fix = "rescale {name} or use a wider dtype (np.float64)" if fix is None else fix
+        raise ValueError(
+            f"{name} holds {array[where]:.4g} at index {where}, which overflows {dtype} (largest"
+            f" {np.finfo(dtype).max:.4g}); " + fix.format(name=name, dtype=dtype)
+        )
+    return cast

@@ -5,17 +5,28 @@ A learner's function may be an untouched stub, raise, loop forever, or return a 
 `Result`: passed, or the first failing case with a diagnosis (an i18n key plus the fields of its
 message). Messages are rendered only when asked for, in the language asked for, so one `Result`
 can be shown in English and in Chinese. Nothing here prints; the checkers in exercises.py do.
+The watch for attn_lib functions an exercise forbids lives in `attn_lib._forbid`.
+
+The verdict cannot be bent from the learner's kernel: whether a value passes is decided with
+private references to numpy's functions, taken when this module is imported, so a cell that later
+replaces `np.allclose`, `np.isclose`, `np.array_equal`, `np.asarray`, ... changes nothing here.
 """
 
 import numbers
+import sys
 import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from attn_lib._forbid import Watch
 from attn_lib.core import softmax
 from attn_lib.i18n import get_language, t
 from attn_lib.multihead import merge_heads, split_heads
+
+# private references: a learner's `np.allclose = lambda *a, **k: True` does not reach them
+_allclose, _array_equal, _asarray, _broadcast_to = np.allclose, np.array_equal, np.asarray, np.broadcast_to
+_errstate, _float64, _isclose = np.errstate, np.float64, np.isclose
 
 RTOL, ATOL = 1e-4, 1e-6  # loose enough for a correct float32 implementation, tight enough for any mistake
 DEFAULT_TIMEOUT = 5.0  # seconds per call; every input the checkers use is tiny
@@ -58,7 +69,7 @@ class Result:
     fields: dict = field(default_factory=dict)
     case: Case | None = None  # the first failing case (None when ok or when no case is involved)
     checked: tuple = ()  # the kinds of case that were run, each once, in order
-    converted: bool = False  # the function returned lists, which were converted with np.asarray
+    converted: str = ""  # the type(s) the function returned instead of arrays ("list"), converted with np.asarray
 
     def message(self, lang=None):
         """The diagnosis (or the list of what was checked) in `lang`, without the ✓/✗ frame."""
@@ -72,7 +83,7 @@ class Result:
         if self.ok:
             checked = t("exercises.list_sep", lang).join(t(f"exercises.{kind}", lang) for kind in self.checked)
             line = t("exercises.passed", lang, title=title, count=self.fields["count"], checked=checked)
-            return line + (t("exercises.converted_note", lang) if self.converted else "")
+            return line + (t("exercises.converted_note", lang, type=self.converted) if self.converted else "")
         if self.case is None:
             return t("exercises.failed_plain", lang, title=title, diagnosis=self.message(lang))
         case, diagnosis = t(f"exercises.{self.case.kind}", lang), self.message(lang)
@@ -95,12 +106,13 @@ def _copy(value):
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
-def call_learner(fn, case, timeout):
+def call_learner(fn, case, timeout, watch=None):
     """Run fn(*case.args, **case.kwargs) in a thread; give up waiting after `timeout` seconds.
 
     The inputs are copies, so a function that edits its arguments in place cannot spoil the
     reference. Floating-point warnings are silenced: an overflow is diagnosed from the result.
     A function that never returns keeps running in its (daemon) thread; Python cannot stop it.
+    `watch` (an `attn_lib._forbid.Watch`) notes any forbidden attn_lib function the call runs.
     """
     outcome = Outcome()
     args = tuple(_copy(a) for a in case.args)
@@ -108,10 +120,14 @@ def call_learner(fn, case, timeout):
 
     def target():
         try:
-            with np.errstate(all="ignore"):
+            if watch:
+                watch.start(sys._getframe())
+            with _errstate(all="ignore"):
                 outcome.value = fn(*args, **kwargs)
         except BaseException as exc:  # anything the learner's code raises becomes a verdict, not a traceback
             outcome.error = exc
+        finally:
+            sys.setprofile(None)
 
     worker = threading.Thread(target=target, name="attn_lib-exercise", daemon=True)
     worker.start()
@@ -138,20 +154,25 @@ def error_text(exc):
     return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
 
 
-def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None):
+def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None, forbid=()):
     """Run `fn` on every case, stop at the first failure, and return the `Result`.
 
     judge(case, value, notes) -> Finding or None compares one returned value with case.expected
-    (it may add "converted" to the set `notes`); on_error(case, exc, passed) -> Finding or None
-    may recognise a typical exception (`passed`: the cases that passed before this one).
+    (it may add "converted:<type>" to the set `notes`); on_error(case, exc, passed) -> Finding or
+    None may recognise a typical exception (`passed`: the cases that passed before this one).
+    `forbid`: names of attn_lib functions the learner's code must not run (see attn_lib._forbid).
     """
+    watch = Watch(forbid)  # checks `forbid` before anything runs
     if not callable(fn):
         return Result(False, exercise, "not_callable", {"got": describe(fn)})
     notes = set()
     for index, case in enumerate(cases):
-        outcome = call_learner(fn, case, timeout)
+        outcome = call_learner(fn, case, timeout, watch)
         if outcome.timed_out:
             finding = Finding("timeout", {"seconds": f"{timeout:g}"})
+        elif watch.found:  # whatever it returned: this exercise asks for the learner's own code
+            key = "forbidden_call" if watch.found["name"] == watch.found["what"] else "forbidden_call_inside"
+            return Result(False, exercise, key, dict(watch.found))
         elif isinstance(outcome.error, NotImplementedError) or (outcome.error is None and outcome.value is None):
             finding = Finding("not_implemented" if index == 0 else "partly_implemented")
             if index == 0:
@@ -167,29 +188,37 @@ def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None
         if finding is not None:
             return Result(False, exercise, finding.key, finding.fields, case)
     kinds = tuple(dict.fromkeys(case.kind for case in cases))
-    return Result(True, exercise, "passed", {"count": len(cases)}, None, kinds, "converted" in notes)
+    converted = ", ".join(sorted(note.removeprefix("converted:") for note in notes if note.startswith("converted:")))
+    return Result(True, exercise, "passed", {"count": len(cases)}, None, kinds, converted)
 
 
 # --- comparing ----------------------------------------------------------------------------------
 
 
+def type_name(value):
+    """`list`, `tuple`, `torch.Tensor`: the type of a value, with its package unless it is built in."""
+    package = type(value).__module__.split(".")[0]
+    return type(value).__name__ if package == "builtins" else f"{package}.{type(value).__name__}"
+
+
 def as_numbers(value, notes, what=RESULT):
     """The returned value as a float array, or a Finding saying why it is not one.
 
-    Lists and tuples of numbers are accepted and converted with np.asarray (noted in `notes`, and
-    said in the ✓ verdict); None, strings, booleans, complex or ragged data are rejected.
+    Lists, tuples and other array-likes (a torch tensor) of numbers are accepted and converted with
+    np.asarray (noted in `notes` with their type, and said in the ✓ verdict); None, strings,
+    booleans, complex or ragged data are rejected.
     """
     if not isinstance(value, (np.ndarray, np.generic, numbers.Real)) or isinstance(value, bool):
         if not isinstance(value, (list, tuple)) and not hasattr(value, "__array__"):
             return None, Finding("wrong_type", {"what": what, "got": describe(value), "expected": EXPECT_ARRAY})
-        notes.add("converted")
+        notes.add(f"converted:{type_name(value)}")
     try:
-        array = np.asarray(value)
+        array = _asarray(value)
     except (ValueError, TypeError, RuntimeError):
         array = None
     if array is None or array.dtype.kind not in "iuf":
         return None, Finding("wrong_type", {"what": what, "got": describe(value), "expected": EXPECT_ARRAY})
-    return array.astype(np.float64), None
+    return array.astype(_float64), None
 
 
 def matches(got, expected, care=None):
@@ -197,13 +226,18 @@ def matches(got, expected, care=None):
 
     `care` (boolean, broadcastable to the shape) restricts the comparison to some entries.
     """
-    got, expected = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    got, expected = _asarray(got, dtype=_float64), _asarray(expected, dtype=_float64)
     if got.shape != expected.shape:
         return False
     if care is not None:
-        care = np.broadcast_to(care, got.shape)
+        care = _broadcast_to(care, got.shape)
         got, expected = got[care], expected[care]
-    return bool(np.allclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True))
+    return bool(_allclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True))
+
+
+def same(got, expected):
+    """True if the arrays have the same shape and entries (np.array_equal, through a private reference)."""
+    return bool(_array_equal(got, expected))
 
 
 def fmt(value):
@@ -220,12 +254,12 @@ def index_text(index):
 
 def difference(got, expected, what=RESULT):
     """The generic finding for a wrong value: NaN/inf where the reference is finite, else the first mismatch."""
-    got, expected = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    got, expected = _asarray(got, dtype=_float64), _asarray(expected, dtype=_float64)
     bad = ~np.isfinite(got) & np.isfinite(expected)
     if bad.any():
         index = np.argwhere(bad)[0]
         return Finding("not_finite", {"what": what, "index": index_text(index), "got": fmt(got[tuple(index)])})
-    close = np.isclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True)
+    close = _isclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True)
     index = tuple(np.argwhere(~close)[0]) if (~close).any() else (0,) * got.ndim
     shown = (fmt(expected[index]), fmt(got[index]))
     if shown[0] == shown[1]:  # close, but not close enough: show more digits
@@ -316,11 +350,11 @@ def softmax_mistake(x, got):
 def mask_pattern_mistake(got, n):
     """The finding for a boolean pattern that is not the lower triangle, or None."""
     ones = np.ones((n, n), dtype=bool)
-    if np.array_equal(got, ~np.tril(ones)):
+    if same(got, ~np.tril(ones)):
         return Finding("mask_inverted")
-    if np.array_equal(got, np.triu(ones)):
+    if same(got, np.triu(ones)):
         return Finding("mask_future")
-    if np.array_equal(got, np.tril(ones, k=-1)):
+    if same(got, np.tril(ones, k=-1)):
         return Finding("mask_no_diagonal")
     return None
 
@@ -346,6 +380,9 @@ def mask_use_mistake(got, scores, mask, visible):
         fields = {"i": int(i), "j": int(j), "w": fmt(got[tuple(np.argwhere(leak)[0])])}
         if matches(got, softmax(scores), visible):
             return Finding("attn_mask_ignored", fields)
+        fill = finite_fill(got, scores, mask, visible)
+        if fill is not None:
+            return Finding("attn_mask_finite", {**fields, "fill": fmt(fill)})
         if np.all(np.abs(got[visible & mask & finite]) < 1e-6):
             return Finding("attn_mask_inverted", fields)
         return Finding("attn_mask_leak", fields)
@@ -355,6 +392,37 @@ def mask_use_mistake(got, scores, mask, visible):
         row = np.argwhere(short)[0]
         return Finding("attn_mask_after_softmax", {"row": int(row[-1]), "total": fmt(after[tuple(row)].sum())})
     return None
+
+
+def finite_fill(got, scores, mask, visible):
+    """c if `got` is the softmax of the scores with the masked ones set to the finite number c, else None.
+
+    c is read off one row: a hidden key j and a shown key l have weights in the ratio e^(c - s_l).
+    """
+    hidden, shown = visible & ~mask & (got > 0), visible & mask & (got > 0)
+    rows = np.argwhere(hidden.any(axis=-1) & shown.any(axis=-1))
+    if not len(rows):
+        return None
+    row = tuple(rows[0])
+    j, col = int(np.argmax(hidden[row])), int(np.argmax(shown[row]))
+    with _errstate(all="ignore"):
+        fill = float(scores[row][col] + np.log(got[row][j] / got[row][col]))
+    if not np.isfinite(fill):
+        return None
+    return fill if matches(got, softmax(np.where(mask, scores, fill)), visible) else None
+
+
+def hidden_weight(got, scores, mask):
+    """The Finding for weights that match but give a hidden key a weight that is small, not exactly 0."""
+    mask = _broadcast_to(mask, got.shape)
+    nonzero = ~mask & (got != 0) & mask.any(axis=-1, keepdims=True)  # rows that see no key are judged elsewhere
+    if not nonzero.any():
+        return None
+    index = tuple(np.argwhere(nonzero)[0])
+    fields = {"i": int(index[-2]), "j": int(index[-1]), "w": f"{got[index]:.3g}"}
+    fill = finite_fill(got, scores, mask, np.ones(got.shape, dtype=bool))
+    fields["fill"] = Word("exercises.word_finite_number") if fill is None else fmt(fill)
+    return Finding("attn_mask_finite", fields)
 
 
 def attention_weights_mistake(case, got):

@@ -16,11 +16,28 @@ The formula as written forms every score at once: n = 32,768 tokens make a 32,76
   block of query rows at a time, so the working block stays in the CPU cache.
   `scaled_dot_product_attention` takes this path by itself for long inputs (core's private
   `_attention_blocked`); this function exposes it for any size.
+
+All three compute float16 inputs in float32 (the running max, sum and output of the online softmax
+too) and round the results to float16 once, at the end, as FlashAttention does.
+
+Causal rectangles: when there are fewer queries than keys (n_q < n_k, e.g. the new tokens of a
+decoding step), `tiled_attention(causal=True)` and `KVCache` treat the queries as the *last* n_q
+positions: query i sees keys 0 .. i + n_k - n_q (the mask is aligned to the bottom-right corner).
+PyTorch's `scaled_dot_product_attention(is_causal=True)` aligns it to the top-left instead (query
+i sees keys 0 .. i). Both agree when n_q == n_k.
 """
 
 import numpy as np
 
-from attn_lib._checks import _describe, as_float_array, check_positive_int, float_dtype
+from attn_lib._checks import (
+    _describe,
+    as_float_array,
+    check_fits,
+    check_float_dtype,
+    check_positive_int,
+    float_dtype,
+    work_dtype,
+)
 from attn_lib.core import (
     _add_float_mask,
     _attention_blocked,
@@ -33,10 +50,11 @@ from attn_lib.core import (
 
 
 def _prepare(q, k, v, mask, scale):
-    """Validated q, k, v (common float dtype), batch shape, mask (or None) and scale, as core does."""
+    """Validated q, k, v (in the dtype to compute in), batch shape, mask (or None), result dtype and scale."""
     q, k, v, batch = check_qkv(q, k, v)
     dtype = float_dtype(q, k, v)
-    q, k, v = q.astype(dtype, copy=False), k.astype(dtype, copy=False), v.astype(dtype, copy=False)
+    work = work_dtype(dtype)  # float16 is computed in float32
+    q, k, v = q.astype(work, copy=False), k.astype(work, copy=False), v.astype(work, copy=False)
     scale = _check_scale(scale, q.shape[-1])
     if mask is not None:
         scores_shape = (*batch, q.shape[-2], k.shape[-2])
@@ -58,10 +76,13 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
     Only the output is returned: the n_q x n_k weights are exactly what this function avoids forming.
 
     `causal=True` lets query i see keys 0 .. i + (n_k - n_q): the queries are the last n_q positions
-    of the sequence (for n_q == n_k this is `causal_mask(n)`). Key blocks entirely in the future of a
-    query block are skipped, which halves the work. `mask` (boolean, True = may attend, or float,
-    added to the scaled scores, broadcastable to [..., n_q, n_k]) may be combined with it. A query
-    row with no visible key gets a zero output, as in `scaled_dot_product_attention`.
+    of the sequence (for n_q == n_k this is `causal_mask(n)`). This bottom-right alignment differs
+    from PyTorch's `is_causal=True` when n_q != n_k (PyTorch: query i sees keys 0 .. i); pass an
+    explicit `mask` to get that. Key blocks entirely in the future of a query block are skipped,
+    which halves the work. `mask` (boolean, True = may attend, or float, added to the scaled
+    scores, broadcastable to [..., n_q, n_k]) may be combined with it. A query row with no visible
+    key gets a zero output, as in `scaled_dot_product_attention`, whose rules for `scale`, float
+    masks and dtypes apply here too (float16 is computed in float32, rounded once at the end).
     """
     q, k, v, batch, mask, dtype, scale = _prepare(q, k, v, mask, scale)
     causal = _check_bool(causal, "causal")
@@ -69,23 +90,24 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     offset = n_k - n_q  # query i sits at position offset + i of the sequence
     check_overflow = _may_overflow(q, k, scale)  # usually False: no need to look at every score
-    q = q * dtype.type(scale)  # scaling q (n_q x d_k numbers) is cheaper than scaling every score
+    q, k = np.broadcast_to(q, (*batch, *q.shape[-2:])), np.broadcast_to(k, (*batch, *k.shape[-2:]))  # views
+    q = q * q.dtype.type(scale)  # scaling q (n_q x d_k numbers) is cheaper than scaling every score
     output = np.empty((*batch, n_q, d_v), dtype)  # [..., n_q, d_v]
 
     for i0 in range(0, n_q, block_q):
         i1 = min(i0 + block_q, n_q)
         q_blk = q[..., i0:i1, :]  # [..., bq, d_k]
         # the online-softmax state of each query row: running max, running sum, unnormalised output
-        run_max = np.full((*batch, i1 - i0, 1), -np.inf, dtype)  # [..., bq, 1]
-        run_sum = np.zeros((*batch, i1 - i0, 1), dtype)  # [..., bq, 1]
-        acc = np.zeros((*batch, i1 - i0, d_v), dtype)  # [..., bq, d_v]
+        run_max = np.full((*batch, i1 - i0, 1), -np.inf, q.dtype)  # [..., bq, 1]
+        run_sum = np.zeros((*batch, i1 - i0, 1), q.dtype)  # [..., bq, 1]
+        acc = np.zeros((*batch, i1 - i0, d_v), q.dtype)  # [..., bq, d_v]
         # with causal=True the last query of this block sees keys up to offset + i1 - 1: stop there
         k_end = min(n_k, offset + i1) if causal else n_k
         for j0 in range(0, k_end, block_k):
             j1 = min(j0 + block_k, n_k)
             s = q_blk @ np.swapaxes(k[..., j0:j1, :], -1, -2)  # [..., bq, d_k] x [..., d_k, bk] -> [..., bq, bk]
             if check_overflow:
-                _check_no_overflow(s, dtype)
+                _check_no_overflow(s, q.dtype)
             if causal and j1 - 1 > offset + i0:  # this block crosses the diagonal: hide the future
                 future = np.arange(j0, j1) > offset + np.arange(i0, i1)[:, None]  # [bq, bk]
                 s[..., future] = -np.inf
@@ -101,7 +123,10 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
             acc = acc * alpha + p @ v[..., j0:j1, :]  # [..., bq, bk] x [..., bk, d_v] -> [..., bq, d_v]
             run_max = new_max
         # normalise once at the end; a row that saw no key has run_sum = 0 and keeps its zero output
-        np.divide(acc, np.where(run_sum > 0, run_sum, 1), out=output[..., i0:i1, :])
+        if q.dtype == dtype:
+            np.divide(acc, np.where(run_sum > 0, run_sum, 1), out=output[..., i0:i1, :])
+        else:  # float16: rounded once, here
+            output[..., i0:i1, :] = acc / np.where(run_sum > 0, run_sum, 1)
     return output
 
 
@@ -117,7 +142,7 @@ def blocked_attention_with_weights(q, k, v, mask=None, scale=None, block_bytes=1
     """
     q, k, v, batch, mask, dtype, scale = _prepare(q, k, v, mask, scale)
     block_bytes = check_positive_int(block_bytes, "block_bytes")
-    return _attention_blocked(q, k, v, mask, dtype.type(scale), batch, block_bytes=block_bytes)
+    return _attention_blocked(q, k, v, mask, q.dtype.type(scale), batch, block_bytes=block_bytes, out_dtype=dtype)
 
 
 class KVCache:
@@ -130,7 +155,11 @@ class KVCache:
     does both.
 
     k_t, q_t: [..., d_k]; v_t: [..., d_v] (one token), or [..., m, d_k] / [..., m, d_v] for m tokens at
-    once (e.g. the prompt); `attend` then applies the causal mask among those m tokens too.
+    once (e.g. the prompt); `attend` then applies the causal mask among those m tokens too, aligned
+    bottom-right: the m queries are the last m of the n stored positions, so query i sees keys
+    0 .. n - m + i (PyTorch's `is_causal=True` would let it see 0 .. i). Values are stored in the
+    cache's `dtype`; a finite value that does not fit it (1e39 in float32) is refused, and a step
+    that fails stores nothing. A float16 cache attends in float32 and rounds the output once.
     """
 
     def __init__(self, capacity, d_k, d_v=None, batch_shape=(), dtype=np.float32):
@@ -143,9 +172,7 @@ class KVCache:
             self.batch_shape = tuple(check_positive_int(b, "batch_shape entry") for b in batch_shape)
         except TypeError:
             raise TypeError(f"batch_shape must be a tuple of positive integers, got {_describe(batch_shape)}") from None
-        self.dtype = np.dtype(dtype)
-        if self.dtype.kind != "f":
-            raise TypeError(f"dtype must be a floating dtype (float32 or float64), got {self.dtype}")
+        self.dtype = check_float_dtype(dtype, "dtype")
         self.keys = np.zeros((*self.batch_shape, self.capacity, d_k), self.dtype)  # [..., capacity, d_k]
         self.values = np.zeros((*self.batch_shape, self.capacity, d_v), self.dtype)  # [..., capacity, d_v]
         self.length = 0  # positions 0 .. length-1 are filled
@@ -153,15 +180,17 @@ class KVCache:
     def _tokens(self, x, name, d):
         """x as [..., m, d] in the cache's dtype, checked against the batch shape and width d."""
         x = as_float_array(x, name, min_ndim=1)
-        shape = x.shape
-        if x.ndim == len(self.batch_shape) + 1:
-            x = x[..., None, :]  # one token: [..., d] -> [..., 1, d]
-        if x.ndim != len(self.batch_shape) + 2 or x.shape[:-2] != self.batch_shape or x.shape[-1] != d:
+        if x.ndim not in (len(self.batch_shape) + 1, len(self.batch_shape) + 2) or (
+            x.shape[: len(self.batch_shape)] != self.batch_shape or x.shape[-1] != d
+        ):
             raise ValueError(
                 f"{name} must have shape [*batch_shape, d] or [*batch_shape, m, d] with batch_shape"
-                f" {self.batch_shape} and d={d}, got shape {shape}"
+                f" {self.batch_shape} and d={d}, got shape {x.shape}"
             )
-        return x.astype(self.dtype, copy=False)
+        x = check_fits(
+            x, self.dtype, name, "the cache stores {dtype}: create it with dtype=np.float64, or rescale {name}"
+        )
+        return x[..., None, :] if x.ndim == len(self.batch_shape) + 1 else x  # one token: [..., d] -> [..., 1, d]
 
     def append(self, k_t, v_t):
         """Store the keys [..., (m,) d_k] and values [..., (m,) d_v] of the next m tokens (m = 1 if omitted)."""
@@ -184,23 +213,42 @@ class KVCache:
         if self.length == 0:
             raise ValueError("the cache is empty: append(k_t, v_t) the current token before attend(q_t)")
         single = np.ndim(q_t) == len(self.batch_shape) + 1
-        q_t = self._tokens(q_t, "q_t", self.keys.shape[-1])  # [..., m, d_k]
+        return self._attend(self._tokens(q_t, "q_t", self.keys.shape[-1]), single, scale)
+
+    def _attend(self, q_t, single, scale):
+        """`attend` for a validated q_t [..., m, d_k]; `single`: return [..., d_v] for one token."""
         m, n = q_t.shape[-2], self.length
         if m > n:
             raise ValueError(f"q_t holds {m} queries but the cache holds only {n} tokens; append their keys first")
-        scale = self.dtype.type(_check_scale(scale, q_t.shape[-1]))
+        work = work_dtype(self.dtype)  # a float16 cache attends in float32
+        scale = work.type(_check_scale(scale, q_t.shape[-1]))
         keys, values = self.keys[..., :n, :], self.values[..., :n, :]  # views of the filled part
+        if work != self.dtype:
+            q_t, keys, values = q_t.astype(work), keys.astype(work), values.astype(work)
         scores = (q_t @ np.swapaxes(keys, -1, -2)) * scale  # [..., m, d_k] x [..., d_k, n] -> [..., m, n]
-        _check_no_overflow(scores, self.dtype)
+        _check_no_overflow(scores, work)
         if m > 1:  # query i of the m new tokens sits at position n - m + i: hide what comes after it
             scores[..., np.arange(n) > np.arange(n - m, n)[:, None]] = -np.inf
         scores -= scores.max(axis=-1, keepdims=True)  # every row sees at least its own key: finite max
         weights = np.exp(scores, out=scores)
         weights /= weights.sum(axis=-1, keepdims=True)
         out = weights @ values  # [..., m, n] x [..., n, d_v] -> [..., m, d_v]
+        out = out if work == self.dtype else out.astype(self.dtype)
         return out[..., 0, :] if single else out
 
     def decode_step(self, q_t, k_t, v_t, scale=None):
-        """Append the current token's key and value, then return its attention output."""
+        """Append the current token's key and value, then return its attention output.
+
+        All or nothing: if any argument is wrong (or the attention fails), nothing is stored, so the
+        step can be retried.
+        """
+        single = np.ndim(q_t) == len(self.batch_shape) + 1
+        q_t = self._tokens(q_t, "q_t", self.keys.shape[-1])  # check q_t and scale before storing anything
+        _check_scale(scale, self.keys.shape[-1])
+        length = self.length
         self.append(k_t, v_t)
-        return self.attend(q_t, scale=scale)
+        try:
+            return self._attend(q_t, single, scale)
+        except BaseException:
+            self.length = length  # roll back: the step stored nothing
+            raise

@@ -13,6 +13,13 @@ max-subtraction, √d_model instead of √d_k, the mask after the softmax, −1e
 and the message names the one it matches. ``run_<exercise>_checks(fn)`` returns the `Result`
 (``.ok``, ``.key``, ``.verdict(lang)``) without printing. Messages come from attn_lib.i18n, in
 English or Chinese (``lang="zh"``, default `attn_lib.i18n.get_language()`).
+
+An exercise that asks for the learner's own code forbids the attn_lib function that would do the
+work: `forbid` names them, and calling one (directly, under another name, or inside a helper) fails
+with "✗ ... calls attn_lib.softmax, which this exercise asks you to write yourself". Each checker
+forbids the function it checks by default (check_softmax: softmax, check_attention:
+scaled_dot_product_attention, ...); forbidding a function also forbids every attn_lib function that
+computes it (forbid=("softmax",) forbids scaled_dot_product_attention too); forbid=() allows all.
 """
 
 import numpy as np
@@ -33,17 +40,20 @@ from attn_lib._diagnose import (
     error_text,
     first_match,
     fmt,
+    hidden_weight,
     mask_pattern_mistake,
     mask_use_mistake,
     matches,
     mha_variant,
     proportional,
     run_cases,
+    same,
     scale_candidates,
     softmax_mistake,
     split_interleaved,
     split_reshape_only,
     swap_last,
+    type_name,
     wrong_shape,
 )
 from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
@@ -81,11 +91,14 @@ def _report(result, lang):
 
 
 def _batch_error(key):
-    """on_error hook: an exception on the batch case, after the unbatched cases passed, gets `key`."""
+    """on_error hook: an exception on a batch case, after the unbatched cases passed, gets `key`.
+
+    On a batch with a mask (after the batch without one passed) it gets "batch_mask" instead.
+    """
 
     def on_error(case, exc, passed):
-        if case.kind == "case_batch" and passed and isinstance(exc, (ValueError, TypeError, IndexError)):
-            return Finding(key, {"error": error_text(exc)})
+        if case.kind.startswith("case_batch") and passed and isinstance(exc, (ValueError, TypeError, IndexError)):
+            return Finding("batch_mask" if case.kind == "case_batch_mask" else key, {"error": error_text(exc)})
         if isinstance(exc, TypeError) and "mask" in str(exc):
             return Finding("mask_argument", {"error": error_text(exc)})
         return None
@@ -131,15 +144,18 @@ def _softmax_error(case, exc, passed):
     return None
 
 
-def run_softmax_checks(fn, timeout=DEFAULT_TIMEOUT):
+def run_softmax_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("softmax",)):
     """fn: x [..., n] -> [..., n], softmax over the last axis. Returns the `Result`; prints nothing."""
-    return run_cases("softmax", fn, _softmax_cases(), _judge_softmax, timeout, _softmax_error)
+    return run_cases("softmax", fn, _softmax_cases(), _judge_softmax, timeout, _softmax_error, forbid)
 
 
-def check_softmax(fn, lang=None, timeout=DEFAULT_TIMEOUT):
-    """fn: x [..., n] -> [..., n]. Prints one verdict line; True if every check passed."""
+def check_softmax(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("softmax",)):
+    """fn: x [..., n] -> [..., n]. Prints one verdict line; True if every check passed.
+
+    attn_lib.softmax (and every attn_lib function that computes one) is forbidden: write it yourself.
+    """
     lang = None if lang is None else check_language(lang)
-    return _report(run_softmax_checks(fn, timeout), lang)
+    return _report(run_softmax_checks(fn, timeout, forbid), lang)
 
 
 # --- scaled scores ------------------------------------------------------------------------------
@@ -178,19 +194,19 @@ def _judge_scores(case, value, notes):
     return found or difference(got, case.expected)
 
 
-def run_scaled_scores_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT):
+def run_scaled_scores_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT, forbid=()):
     """fn: q [..., n_q, d_k], k [..., n_k, d_k] -> scores [..., n_q, n_k] = q kᵀ / √d_k. Returns the `Result`."""
     on_error = _batch_error("batch_transpose")
-    return run_cases("scaled_scores", fn, _scores_cases(batched), _judge_scores, timeout, on_error)
+    return run_cases("scaled_scores", fn, _scores_cases(batched), _judge_scores, timeout, on_error, forbid)
 
 
-def check_scaled_scores(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT):
+def check_scaled_scores(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbid=()):
     """fn: q [..., n_q, d_k], k [..., n_k, d_k] -> [..., n_q, n_k]. Prints one verdict; True if all passed.
 
     batched=False skips the case with a leading batch axis (for an exercise on single sequences).
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_scaled_scores_checks(fn, batched, timeout), lang)
+    return _report(run_scaled_scores_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- causal mask --------------------------------------------------------------------------------
@@ -204,7 +220,7 @@ def _mask_cases():
 def _judge_mask(case, value, notes):
     n, expected = case.args[0], case.expected
     if isinstance(value, (list, tuple)):
-        notes.add("converted")
+        notes.add(f"converted:{type_name(value)}")
     try:
         got = np.asarray(value)
     except (ValueError, TypeError):
@@ -216,13 +232,16 @@ def _judge_mask(case, value, notes):
     if got.shape != expected.shape:
         return wrong_shape(got.shape, expected.shape)
     if got.dtype.kind != "b":
-        if np.array_equal(got, np.where(expected, 0.0, -np.inf)):
+        additive = bool((got <= 0).all() and (got < 0).any())  # 0 = may attend, -inf (or -1e9) = hidden
+        pattern = got == 0 if additive else got != 0  # [n, n]: True = may attend
+        if additive and same(pattern, expected):
             return Finding("mask_additive")
-        pattern = got != 0
-        if np.array_equal(pattern, expected):
+        if additive and same(pattern, ~expected):
+            return Finding("mask_additive_inverted")
+        if not additive and same(pattern, expected):
             return Finding("mask_not_bool", {"dtype": str(got.dtype)})
         got = pattern
-    elif np.array_equal(got, expected):
+    elif same(got, expected):
         return None
     found = mask_pattern_mistake(got, n)
     if found is None:
@@ -234,15 +253,18 @@ def _judge_mask(case, value, notes):
     return found
 
 
-def run_causal_mask_checks(fn, timeout=DEFAULT_TIMEOUT):
+def run_causal_mask_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("causal_mask",)):
     """fn: n -> bool [n, n], True where query i may attend to key j (j <= i). Returns the `Result`."""
-    return run_cases("causal_mask", fn, _mask_cases(), _judge_mask, timeout)
+    return run_cases("causal_mask", fn, _mask_cases(), _judge_mask, timeout, forbid=forbid)
 
 
-def check_causal_mask(fn, lang=None, timeout=DEFAULT_TIMEOUT):
-    """fn: n -> bool [n, n] (True = may attend). Prints one verdict line; True if every check passed."""
+def check_causal_mask(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("causal_mask",)):
+    """fn: n -> bool [n, n] (True = may attend). Prints one verdict line; True if every check passed.
+
+    attn_lib.causal_mask is forbidden: write it yourself.
+    """
     lang = None if lang is None else check_language(lang)
-    return _report(run_causal_mask_checks(fn, timeout), lang)
+    return _report(run_causal_mask_checks(fn, timeout, forbid), lang)
 
 
 # --- scaled dot-product attention ---------------------------------------------------------------
@@ -253,15 +275,27 @@ def _attention_cases(batched):
     padding = np.array([[1, 1, 1, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 1, 0]], dtype=bool)  # row 1 sees no key
     large_q = 30 * rng.standard_normal((3, 4))
     large_k = np.concatenate([large_q, 30 * rng.standard_normal((2, 4))])  # q_i . k_i = |q_i|^2: huge scores
+    negative_q = 5 + 0.5 * rng.standard_normal((3, 4))  # q . k around -50: a finite "hidden" score such as
+    negative_k = -(5 + 0.5 * rng.standard_normal((6, 4)))  # -20 would beat every visible one
+    causal_rect = np.tril(np.ones((3, 6), dtype=bool), k=2)  # row i sees keys 0 .. i + 2
     specs = [
         ("case_nq_nk", rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), (5, 6), None),
         ("case_nq_nk", rng.standard_normal((4, 9)), rng.standard_normal((2, 9)), (2, 3), None),
         ("case_single", rng.standard_normal((1, 4)), rng.standard_normal((1, 4)), (1, 2), None),
         ("case_causal", rng.standard_normal((5, 4)), rng.standard_normal((5, 4)), (5, 3), causal_mask(5)),
         ("case_large_scores", large_q, large_k, (5, 6), None),
+        ("case_masked_negative", negative_q, negative_k, (6, 2), causal_rect),
     ]
-    if batched:
-        specs.append(("case_batch", rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4)), (2, 5, 6), None))
+    if batched:  # masks that broadcast over the batch: [n_q, n_k], and [B, 1, n_k] (padding per sentence)
+        per_sentence = np.array([[[1, 1, 1, 1, 0]], [[1, 1, 1, 0, 0]]], dtype=bool)
+        q_b, k_b = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4))
+        q_c, k_c = rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 4))
+        q_p, k_p = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4))
+        specs += [
+            ("case_batch", q_b, k_b, (2, 5, 6), None),
+            ("case_batch_mask", q_c, k_c, (2, 5, 3), causal_mask(5)),
+            ("case_batch_mask", q_p, k_p, (2, 5, 6), per_sentence),
+        ]
     specs.append(("case_masked_row", rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), (5, 2), padding))
     cases = []
     for kind, q, k, v_shape, mask in specs:
@@ -297,25 +331,32 @@ def _judge_attention(case, value, notes):
     expected_output, expected_weights = case.expected
     if not matches(weights, expected_weights):
         return attention_weights_mistake(case, weights)
+    if "mask" in case.kwargs:  # close is not enough: a hidden key's weight must be exactly 0
+        q, k, _ = case.args
+        found = hidden_weight(weights, q @ swap_last(k) / np.sqrt(q.shape[-1]), case.kwargs["mask"])
+        if found:
+            return found
     if not matches(output, expected_output):
         return Finding("attn_output_wrong", difference(output, expected_output, OUTPUT).fields)
     return None
 
 
-def run_attention_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT):
+def run_attention_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("scaled_dot_product_attention",)):
     """fn: q [..., n_q, d_k], k [..., n_k, d_k], v [..., n_k, d_v], mask=None -> (output, weights). Returns a Result."""
     on_error = _batch_error("batch_transpose")
-    return run_cases("attention", fn, _attention_cases(batched), _judge_attention, timeout, on_error)
+    return run_cases("attention", fn, _attention_cases(batched), _judge_attention, timeout, on_error, forbid)
 
 
-def check_attention(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT):
+def check_attention(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("scaled_dot_product_attention",)):
     """fn: (q, k, v, mask=None) -> (output [..., n_q, d_v], weights [..., n_q, n_k]). Prints one verdict line.
 
-    Includes a causal mask and a fully masked row (which must get zero weights and a zero output).
-    Returns True if every check passed; batched=False skips the case with a leading batch axis.
+    Includes causal and padding masks (masked weights must be exactly 0) and a fully masked row
+    (which must get zero weights and a zero output). Returns True if every check passed;
+    batched=False skips the cases with a leading batch axis. attn_lib.scaled_dot_product_attention
+    (and the functions built on it) is forbidden; forbid=("softmax",) forbids attn_lib.softmax too.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_attention_checks(fn, batched, timeout), lang)
+    return _report(run_attention_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- split heads --------------------------------------------------------------------------------
@@ -326,7 +367,7 @@ def _split_cases(batched):
     specs = [("case_random", (5, 12), 3), ("case_single", (1, 6), 2), ("case_one_head", (4, 6), 1)]
     specs.append(("case_dk_one", (3, 4), 4))
     if batched:
-        specs.insert(1, ("case_batch", (2, 3, 20), 4))
+        specs[1:1] = [("case_batch", (2, 3, 20), 4), ("case_batch_2", (2, 3, 5, 28), 4)]
     cases = []
     for kind, shape, h in specs:
         x = rng.standard_normal(shape)
@@ -363,18 +404,30 @@ def _split_error(case, exc, passed):
     return _batch_error("batch_axes")(case, exc, passed)
 
 
-def run_split_heads_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT):
+def run_split_heads_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("split_heads",)):
     """fn: x [..., n, d_model], n_heads -> [..., h, n, d_k]. Returns the `Result`; prints nothing."""
-    return run_cases("split_heads", fn, _split_cases(batched), _judge_split, timeout, _split_error)
+    return run_cases("split_heads", fn, _split_cases(batched), _judge_split, timeout, _split_error, forbid)
 
 
-def check_split_heads(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT):
-    """fn: x [..., n, d_model], n_heads -> [..., h, n, d_k]. Prints one verdict line; True if all passed."""
+def check_split_heads(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("split_heads",)):
+    """fn: x [..., n, d_model], n_heads -> [..., h, n, d_k]. Prints one verdict line; True if all passed.
+
+    batched=True also tries one and two leading batch axes. attn_lib.split_heads is forbidden.
+    """
     lang = None if lang is None else check_language(lang)
-    return _report(run_split_heads_checks(fn, batched, timeout), lang)
+    return _report(run_split_heads_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- multi-head attention -----------------------------------------------------------------------
+
+
+def _negative_scores_input(rng, w, shape, h):
+    """x [n, d_model] and w with w_k = -w_q, so that every score is strongly negative (about -50 or lower)."""
+    w["w_k"] = -w["w_q"]
+    x = rng.standard_normal(shape[-1]) + 0.05 * rng.standard_normal(shape)  # nearly equal rows
+    q = split_heads(x @ w["w_q"], h)  # [h, n, d_k]
+    scores = -(q @ swap_last(q)) / np.sqrt(q.shape[-1])  # [h, n, n]: q_i . k_j = -q_i . q_j < 0
+    return x * np.sqrt(50 / -scores.max())  # the scores scale with |x|^2: now all <= -50
 
 
 def _multi_head_cases(batched):
@@ -385,15 +438,18 @@ def _multi_head_cases(batched):
         ("case_single", (1, 8), 4, None),
         ("case_one_head", (4, 6), 1, None),
         ("case_large_scores", (3, 8), 2, None),
+        ("case_masked_negative", (5, 8), 2, causal_mask(5)),
     ]
     if batched:
-        specs.insert(1, ("case_batch", (2, 3, 20), 4, None))
+        specs[1:1] = [("case_batch", (2, 3, 20), 4, None), ("case_batch_mask", (2, 5, 12), 3, causal_mask(5))]
     cases = []
     for seed, (kind, shape, h, mask) in enumerate(specs):
         x = rng.standard_normal(shape) * (40 if kind == "case_large_scores" else 1)
         w = init_multi_head_weights(shape[-1], h, seed=seed)
         if kind == "case_large_scores":
             w["w_k"] = w["w_q"]  # q_i . k_i = |q_i|^2: every row has a huge score
+        if kind == "case_masked_negative":
+            x = _negative_scores_input(rng, w, shape, h)
         args = (x, w["w_q"], w["w_k"], w["w_v"], w["w_o"], h)
         kwargs = {} if mask is None else {"mask": mask}
         shapes = f"x {shape}, n_heads = {h}" + ("" if mask is None else f", mask {mask.shape}")
@@ -412,6 +468,10 @@ def _judge_multi_head(case, value, notes):
     def variant(index, **mistake):
         return lambda: mha_variant(*case.args, mask=mask, **mistake)[index]
 
+    def scores():
+        q, k = split_heads(x @ case.args[1], h), split_heads(x @ case.args[2], h)  # [..., h, n, d_k]
+        return q @ swap_last(k) / np.sqrt(d_k)  # [..., h, n, n]
+
     if not matches(weights, expected_weights):
         if case.kind == "case_large_scores" and not np.isfinite(weights).all():
             return Finding("attn_softmax_overflow")
@@ -426,11 +486,12 @@ def _judge_multi_head(case, value, notes):
         ]
         found = first_match(weights, candidates)
         if found is None and mask is not None:
-            q, k = split_heads(x @ case.args[1], h), split_heads(x @ case.args[2], h)  # [..., h, n, d_k]
-            scores = q @ swap_last(k) / np.sqrt(d_k)  # [..., h, n, n]
             visible = np.ones(expected_weights.shape, dtype=bool)  # a causal mask leaves no row empty
-            found = mask_use_mistake(weights, scores, np.broadcast_to(mask, scores.shape), visible)
+            found = mask_use_mistake(weights, scores(), np.broadcast_to(mask, expected_weights.shape), visible)
         return found or difference(weights, expected_weights, WEIGHTS)
+    found = None if mask is None else hidden_weight(weights, scores(), mask)  # must be exactly 0
+    if found:
+        return found
     if not matches(output, expected_output):
         concat = mha_variant(*case.args, mask=mask, use_w_o=False)[0]  # [..., n, d_model], before W_O
         candidates = [("mha_no_w_o", {}, lambda: concat), ("mha_transposed", {}, lambda: concat @ case.args[4].T)]
@@ -438,19 +499,20 @@ def _judge_multi_head(case, value, notes):
     return None
 
 
-def run_multi_head_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT):
+def run_multi_head_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("multi_head_attention",)):
     """fn: like attn_lib.multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None). Returns the `Result`."""
     on_error = _batch_error("batch_axes")
-    return run_cases("multi_head", fn, _multi_head_cases(batched), _judge_multi_head, timeout, on_error)
+    return run_cases("multi_head", fn, _multi_head_cases(batched), _judge_multi_head, timeout, on_error, forbid)
 
 
-def check_multi_head(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT):
+def check_multi_head(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("multi_head_attention",)):
     """fn: x [..., n, d_model], 4 weights, n_heads, mask=None -> (output [..., n, d_model], weights [..., h, n, n]).
 
-    Prints one verdict line; True if every check passed.
+    Prints one verdict line; True if every check passed. attn_lib.multi_head_attention is forbidden
+    (split_heads, merge_heads and scaled_dot_product_attention are allowed).
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_multi_head_checks(fn, batched, timeout), lang)
+    return _report(run_multi_head_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- parameter count ----------------------------------------------------------------------------
@@ -473,11 +535,11 @@ def _judge_count(case, value, notes):
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         return Finding("wrong_type", {"what": RESULT, "got": describe(value), "expected": Word("exercises.expect_int")})
-    got = float(value)
+    got = int(value) if isinstance(value, (int, np.integer)) else float(value)  # an int stays exact, however large
     if got == expected:
-        return None if isinstance(value, (int, np.integer)) else Finding("count_float", {"got": str(value)})
+        return None if isinstance(got, int) else Finding("count_float", {"got": str(value)})
     d_k = d // h
-    fields = {"got": f"{got:,.0f}" if got.is_integer() else fmt(got), "expected": f"{expected:,}", "d_k": d_k, "h": h}
+    fields = {"got": _count_text(got), "expected": f"{expected:,}", "d_k": d_k, "h": h}
     if got in [4 * d * d + b * d for b in (1, 2, 3, 4)]:
         return Finding("count_bias", {**fields, "bias": fmt((got - 4 * d * d) / d)})
     known = {3 * d * d: "count_no_w_o", h * 3 * d * d + d * d: "count_d_model_per_head"}
@@ -485,15 +547,28 @@ def _judge_count(case, value, notes):
     return Finding(known.get(got, "count_wrong"), {**fields, "d_model": d})
 
 
-def run_parameter_count_checks(fn, timeout=DEFAULT_TIMEOUT):
+def _count_text(got):
+    """A count for a message: 2,359,296; a float with 4 digits; a huge int as 1.000×10^400."""
+    if isinstance(got, int):
+        digits = str(abs(got))
+        if len(digits) <= 18:
+            return f"{got:,}"
+        return f"{'-' if got < 0 else ''}{digits[0]}.{digits[1:4]}×10^{len(digits) - 1}"
+    return f"{got:,.0f}" if got.is_integer() else fmt(got)
+
+
+def run_parameter_count_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("count_parameters",)):
     """fn: (d_model, n_heads) -> int, the weights of one multi-head block without biases. Returns the `Result`."""
-    return run_cases("parameter_count", fn, _count_cases(), _judge_count, timeout)
+    return run_cases("parameter_count", fn, _count_cases(), _judge_count, timeout, forbid=forbid)
 
 
-def check_parameter_count(fn, lang=None, timeout=DEFAULT_TIMEOUT):
-    """fn: (d_model, n_heads) -> int (no biases; 2,359,296 for 768 and 12). Prints one verdict; True if all passed."""
+def check_parameter_count(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("count_parameters",)):
+    """fn: (d_model, n_heads) -> int (no biases; 2,359,296 for 768 and 12). Prints one verdict; True if all passed.
+
+    attn_lib.count_parameters is forbidden: count the matrices yourself.
+    """
     lang = None if lang is None else check_language(lang)
-    return _report(run_parameter_count_checks(fn, timeout), lang)
+    return _report(run_parameter_count_checks(fn, timeout, forbid), lang)
 
 
 # --- your attention inside a real model (attn_lib.capstone; it imports this module only when it runs) ---

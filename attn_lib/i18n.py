@@ -57,7 +57,7 @@ STRINGS = {
         "exercises.failed": ("✗ {title} — failed on “{case}” ({shapes}). {diagnosis}"),
         "exercises.failed_plain": ("✗ {title} — {diagnosis}"),
         "exercises.converted_note": (
-            " Note: your function returns a list, not a numpy array; the checker converted it with np.asarray."
+            " Note: your function returns {type}, not a numpy array; the checker converted it with np.asarray."
         ),
         "exercises.list_sep": (", "),
         "exercises.case_random": ("random input"),
@@ -70,6 +70,9 @@ STRINGS = {
         "exercises.case_causal": ("a causal mask"),
         "exercises.case_large_scores": ("large scores (in the thousands)"),
         "exercises.case_masked_row": ("a fully masked row"),
+        "exercises.case_masked_negative": ("a mask over strongly negative scores"),
+        "exercises.case_batch_mask": ("a batch with a mask"),
+        "exercises.case_batch_2": ("two batch axes"),
         "exercises.case_one_head": ("one head"),
         "exercises.case_dk_one": ("d_k = 1"),
         "exercises.case_n": ("mask size"),
@@ -78,6 +81,7 @@ STRINGS = {
         "exercises.word_output": ("The output"),
         "exercises.word_weights": ("The weights"),
         "exercises.word_result": ("The result"),
+        "exercises.word_finite_number": ("a finite number"),
         "exercises.expect_array": ("a numpy array of numbers"),
         "exercises.expect_bool_array": ("a boolean numpy array"),
         "exercises.expect_int": ("an integer"),
@@ -99,8 +103,12 @@ STRINGS = {
         ),
         "exercises.wrong_type": ("{what} should be {expected}, but your function returned {got}."),
         "exercises.wrong_shape": ("{what} should have shape {expected}, got shape {got}."),
-        "exercises.not_finite": ("{what} contains {got} at index {index}, where the correct value is a finite number."),
-        "exercises.wrong_values": ("{what} is wrong at index {index}: expected {expected}, got {got}."),
+        "exercises.not_finite": ("{what} should hold a finite number at index {index}, not {got}."),
+        "exercises.wrong_values": ("{what} should hold {expected} at index {index}, not {got}."),
+        "exercises.forbidden_call": ("Your function calls {name}, which this exercise asks you to write yourself."),
+        "exercises.forbidden_call_inside": (
+            "Your function calls {name}, which computes {what}: the part this exercise asks you to write yourself."
+        ),
         "exercises.checker_error": (
             "The checker could not interpret your result ({error}); this is a bug in attn_lib.exercises,"
             " please report it."
@@ -195,6 +203,16 @@ STRINGS = {
             "Query {i} gives weight {w} to key {j}, which the mask forbids (the future is visible). Set"
             " masked scores to −inf before the softmax."
         ),
+        "exercises.attn_mask_finite": (
+            "Query {i} gives weight {w} to key {j}, which the mask hides: a masked weight must be exactly 0. Masked"
+            " scores set to a finite number (yours act like {fill}) only get small weights, and large ones when the"
+            " visible scores are lower still. Use −inf: np.where(mask, scores, -np.inf)."
+        ),
+        "exercises.batch_mask": (
+            "Correct without a batch, but it fails on a batch with a mask ({error}). Boolean indexing such as"
+            " scores[~mask] = -np.inf needs a mask of exactly the scores' shape; np.where(mask, scores, -np.inf)"
+            " broadcasts the mask over the batch."
+        ),
         "exercises.attn_masked_row_1e9": (
             "Row {row} may see no key at all, yet its weights sum to 1 (uniform 1/{n_k} = {uniform} if masked"
             " scores were replaced by −1e9): a large negative number instead of −inf does this. A row with"
@@ -232,6 +250,11 @@ STRINGS = {
         "exercises.mask_additive": (
             "This is the additive form (0 and −inf). This exercise asks for the boolean mask, True = may"
             " attend; attn_lib.additive_mask turns that into the additive form."
+        ),
+        "exercises.mask_additive_inverted": (
+            "This is the additive form (0 and −inf), and it is inverted: −inf sits on and below the diagonal, which"
+            " hides the past and shows the future. This exercise asks for the boolean mask, True = may attend:"
+            " np.tril(np.ones((n, n), dtype=bool))."
         ),
         "exercises.split_axes": (
             "The axes are in the wrong order: your result is {got}, expected {expected}. Reshape to [..., n,"
@@ -602,7 +625,9 @@ STRINGS = {
         "exercises.passed": ("✓ {title}：全部 {count} 项检查通过（{checked}）。"),
         "exercises.failed": ("✗ {title}——「{case}」（{shapes}）未通过。{diagnosis}"),
         "exercises.failed_plain": ("✗ {title}——{diagnosis}"),
-        "exercises.converted_note": (" 注意：你的函数返回的是列表而不是 numpy 数组，检查程序已用 np.asarray 转换。"),
+        "exercises.converted_note": (
+            " 注意：你的函数返回的是 {type} 而不是 numpy 数组，检查程序已用 np.asarray 转换。"
+        ),
         "exercises.list_sep": ("、"),
         "exercises.case_random": ("随机输入"),
         "exercises.case_nq_nk": ("n_q ≠ n_k"),
@@ -614,6 +639,9 @@ STRINGS = {
         "exercises.case_causal": ("因果掩码"),
         "exercises.case_large_scores": ("很大的分数（上千）"),
         "exercises.case_masked_row": ("整行都被遮住"),
+        "exercises.case_masked_negative": ("分数全是很大的负数时的掩码"),
+        "exercises.case_batch_mask": ("带掩码的批量输入"),
+        "exercises.case_batch_2": ("两个批量维度"),
         "exercises.case_one_head": ("只有一个头"),
         "exercises.case_dk_one": ("d_k = 1"),
         "exercises.case_n": ("掩码大小"),
@@ -622,6 +650,7 @@ STRINGS = {
         "exercises.word_output": ("输出"),
         "exercises.word_weights": ("权重"),
         "exercises.word_result": ("结果"),
+        "exercises.word_finite_number": ("某个有限的数"),
         "exercises.expect_array": ("由数字组成的 numpy 数组"),
         "exercises.expect_bool_array": ("布尔类型的 numpy 数组"),
         "exercises.expect_int": ("整数"),
@@ -641,6 +670,10 @@ STRINGS = {
         "exercises.wrong_shape": ("{what}的形状应为 {expected}，实际是 {got}。"),
         "exercises.not_finite": ("{what}在下标 {index} 处是 {got}，而正确值是一个有限的数。"),
         "exercises.wrong_values": ("{what}在下标 {index} 处不对：应为 {expected}，实际为 {got}。"),
+        "exercises.forbidden_call": ("你的函数调用了 {name}，而这个练习要你自己把它写出来。"),
+        "exercises.forbidden_call_inside": (
+            "你的函数调用了 {name}，它会替你算出 {what}——这正是这个练习要你自己写的部分。"
+        ),
         "exercises.checker_error": ("检查程序无法解读你的结果（{error}）；这是 attn_lib.exercises 的缺陷，请反馈。"),
         "exercises.not_pair": ("你的函数应返回两个数组 (output, weights)，实际返回了 {got}。"),
         "exercises.mask_argument": (
@@ -723,6 +756,15 @@ STRINGS = {
             "查询 {i} 给了键 {j} 权重 {w}，而掩码不允许它看这个位置（看到了未来）。在 softmax"
             " 之前把被遮住的分数设为 −inf。"
         ),
+        "exercises.attn_mask_finite": (
+            "查询 {i} 给了被掩码遮住的键 {j} 权重 {w}：被遮住的位置，权重必须恰好是 0。把被遮住的分数设成一个有限的数"
+            "（你的写法相当于 {fill}），只能让它们的权重变小；要是看得见的分数比它还低，它们的权重反而会很大。"
+            "请用 −inf：np.where(mask, scores, -np.inf)。"
+        ),
+        "exercises.batch_mask": (
+            "不带批量时正确，但遇到带掩码的批量输入就出错了（{error}）。scores[~mask] = -np.inf 这样的布尔索引，"
+            "要求掩码和分数的形状完全一样；np.where(mask, scores, -np.inf) 会把掩码广播到整个批量上。"
+        ),
         "exercises.attn_masked_row_1e9": (
             "第 {row} 行一个键也看不到，它的权重之和却是 1（如果用 −1e9 代替被遮住的分数，就是均匀的 1/{n_k}"
             " = {uniform}）：用很大的负数代替 −inf 就会这样。什么都看不到的行应得到全零的权重和全零的输出，"
@@ -753,6 +795,10 @@ STRINGS = {
         "exercises.mask_additive": (
             "这是加性形式（0 与 −inf）。本练习要的是布尔掩码，True 表示可以关注；attn_lib.additive_mask"
             " 会把它转换成加性形式。"
+        ),
+        "exercises.mask_additive_inverted": (
+            "这是加性形式（0 与 −inf），而且方向反了：−inf 落在对角线及其下方，遮住了过去，却放出了未来。"
+            "本练习要的是布尔掩码，True 表示可以关注：np.tril(np.ones((n, n), dtype=bool))。"
         ),
         "exercises.split_axes": (
             "轴的顺序不对：你的结果是 {got}，应为 {expected}。先 reshape 成 [..., n, h, d_k]，再只交换 n 和 h"

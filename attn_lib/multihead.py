@@ -8,8 +8,16 @@ import numbers
 
 import numpy as np
 
-from attn_lib._checks import _describe, as_float_array, check_heads_divide, check_positive_int, float_dtype
-from attn_lib.core import scaled_dot_product_attention
+from attn_lib._checks import (
+    _describe,
+    as_float_array,
+    check_fits,
+    check_heads_divide,
+    check_positive_int,
+    float_dtype,
+    work_dtype,
+)
+from attn_lib.core import ScoresOverflowError, scaled_dot_product_attention
 
 
 def split_heads(x, n_heads):
@@ -52,10 +60,38 @@ def _check_bias(b, name, d_model):
     return b
 
 
-def _project(x, w, b, dtype):
-    """x @ w (+ b): one projection for all heads at once."""
-    y = x @ w.astype(dtype, copy=False)  # [..., n, d_model] x [d_model, d_model] -> [..., n, d_model]
-    return y if b is None else y + b.astype(dtype, copy=False)
+_WIDER = {"float32": " (or compute in float64)"}
+
+
+def _project(x, w, b, dtype, step):
+    """x @ w (+ b): one projection for all heads at once; an overflow is an error that names the step."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = x @ w.astype(dtype, copy=False)  # [..., n, d_model] x [d_model, d_model] -> [..., n, d_model]
+        y = y if b is None else y + b.astype(dtype, copy=False)
+    if not np.isfinite(y).all():
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(y))[0])
+        raise ValueError(
+            f"{step} overflowed {dtype} (first at index {where}): its inputs are finite but too large in"
+            f" magnitude; rescale them{_WIDER.get(dtype.name, '')}"
+        )
+    return y
+
+
+def _check_heads_mask(mask, x):
+    """Refuse a mask whose axes would line up with the wrong axes of the weights [..., h, n, n]."""
+    try:
+        shape = np.shape(mask)
+    except ValueError:  # ragged: scaled_dot_product_attention says so
+        return
+    weights_ndim = x.ndim + 1
+    if 2 < len(shape) < weights_ndim:
+        raise ValueError(
+            f"mask of shape {shape} is ambiguous for x of shape {x.shape}: the weights are [..., h, n, n]"
+            f" ({weights_ndim} dimensions), and broadcasting would line up the mask's first axis with the heads,"
+            " not the sentences. Give an [n, n] mask (every sentence, every head) or one with"
+            f" {weights_ndim} dimensions: [B, 1, n, n] for one mask per sentence (mask[..., None, :, :] turns"
+            " [B, n, n] into that), or [1, h, n, n] for one mask per head"
+        )
 
 
 def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None, b_k=None, b_v=None, b_o=None):
@@ -63,11 +99,14 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None,
 
     MultiHead(X) = Concat(head_1, ..., head_h) W_O with head_i = Attention(X W_i^Q, X W_i^K, X W_i^V),
     each head scaled by its own sqrt(d_k) = sqrt(d_model / h). `mask` (boolean, True = may attend,
-    or float, added to the scores) broadcasts to [..., h, n, n]; an [n, n] mask applies to every head.
-    For one mask per sentence of a batch x [B, n, d_model], give it the shape [B, 1, n, n]: a
-    [B, n, n] mask would line up B with the heads axis.
+    or float, added to the scores; the rules of `scaled_dot_product_attention` apply) is either
+    [n, n], for every sentence and every head, or has as many dimensions as the weights
+    [..., h, n, n]: one mask per sentence of a batch x [B, n, d_model] is [B, 1, n, n]. A [B, n, n]
+    mask is refused, since broadcasting would line up B with the heads axis.
     The optional keyword-only biases b_q, b_k, b_v, b_o ([d_model] each; None = no bias, as in the
     article) are added after their projections, Q = X W_Q + b_Q, ..., as in BERT-style models.
+    Mixed floating dtypes are promoted to the common one; float16 is computed in float32 and rounded
+    once at the end. A projection that overflows is an error naming it, never an inf in the output.
     """
     x = as_float_array(x, "x", min_ndim=2)
     n_heads = check_positive_int(n_heads, "n_heads")
@@ -79,16 +118,26 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None,
     b_q, b_k, b_v, b_o = (
         _check_bias(b, name, d_model) for b, name in ((b_q, "b_q"), (b_k, "b_k"), (b_v, "b_v"), (b_o, "b_o"))
     )
+    _check_heads_mask(mask, x)
     dtype = float_dtype(x, w_q, w_k, w_v, w_o, *(b for b in (b_q, b_k, b_v, b_o) if b is not None))
-    x = x.astype(dtype, copy=False)
+    work = work_dtype(dtype)  # float16 is computed in float32
+    x = x.astype(work, copy=False)
 
     # project once for all heads, then give each head its own d_k columns
-    q = split_heads(_project(x, w_q, b_q, dtype), n_heads)  # [..., n, d_model] -> [..., h, n, d_k]
-    k = split_heads(_project(x, w_k, b_k, dtype), n_heads)  # [..., n, d_model] -> [..., h, n, d_k]
-    v = split_heads(_project(x, w_v, b_v, dtype), n_heads)  # [..., n, d_model] -> [..., h, n, d_k]
-    heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)  # [..., h, n, d_k], [..., h, n, n]
-    output = _project(merge_heads(heads), w_o, b_o, dtype)  # [..., n, d_model] x [d_model, d_model]
-    return output, weights
+    q = split_heads(_project(x, w_q, b_q, work, "the query projection x @ w_q"), n_heads)  # -> [..., h, n, d_k]
+    k = split_heads(_project(x, w_k, b_k, work, "the key projection x @ w_k"), n_heads)  # -> [..., h, n, d_k]
+    v = split_heads(_project(x, w_v, b_v, work, "the value projection x @ w_v"), n_heads)  # -> [..., h, n, d_k]
+    try:
+        heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)  # [..., h, n, d_k], [..., h, n, n]
+    except ScoresOverflowError:
+        raise ValueError(
+            f"the scores (x @ w_q)(x @ w_k)^T / sqrt(d_k) overflowed {work}: x, w_q and w_k are finite but"
+            f" too large in magnitude; rescale them{_WIDER.get(work.name, '')}"
+        ) from None
+    output = _project(merge_heads(heads), w_o, b_o, work, "the output projection heads @ w_o")  # [..., n, d_model]
+    if work != dtype:  # float16: round once, here
+        output = check_fits(output, dtype, "the output heads @ w_o", "the result does not fit {dtype}; rescale w_o")
+    return output, weights.astype(dtype, copy=False)
 
 
 def init_multi_head_weights(d_model, n_heads, seed=0):

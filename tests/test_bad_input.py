@@ -76,6 +76,12 @@ CASES = {
     "mask NaN": (lambda: sdpa(mask=np.full((3, 5), np.nan)), ValueError, "mask contains NaN"),
     "mask +inf": (lambda: sdpa(mask=np.full((3, 5), np.inf)), ValueError, "mask contains inf at index (0, 0)"),
     "mask ragged": (lambda: sdpa(mask=[[True], [True, False]]), ValueError, "mask must be a rectangular array"),
+    "mask float 0/1": (
+        lambda: sdpa(mask=np.tril(np.ones((3, 5)))),
+        ValueError,
+        "mask is a float array (float64) holding only 0.0 and 1.0, but a float mask is *added* to the scores",
+    ),
+    "mask float 0/1 fix": (lambda: sdpa(mask=np.ones((3, 5), np.float32)), ValueError, "use mask.astype(bool)"),
     # scaled_dot_product_attention: scale
     "scale zero": (lambda: sdpa(scale=0), ValueError, "scale=0 must be a positive finite number"),
     "scale negative": (lambda: sdpa(scale=-0.5), ValueError, "scale=-0.5 must be a positive finite number"),
@@ -90,6 +96,12 @@ CASES = {
     "causal bool": (lambda: causal_mask(True), TypeError, "n must be a positive integer, got bool True"),
     "causal string": (lambda: causal_mask("3"), TypeError, "n must be a positive integer, got the string '3'"),
     "causal None": (lambda: causal_mask(None), TypeError, "n must be a positive integer, got None"),
+    "causal huge": (
+        lambda: causal_mask(10**12),
+        ValueError,
+        "n=1000000000000 is too large: an n x n mask has n^2 = 1e+24 entries",
+    ),
+    "causal huge limit": (lambda: causal_mask(10**12), ValueError, "so n <= 3,037,000,499"),
     # additive_mask
     "additive int": (lambda: additive_mask(np.eye(3, dtype=int)), TypeError, "use mask.astype(bool)"),
     "additive float": (lambda: additive_mask(np.eye(3)), TypeError, "mask must be a boolean array"),
@@ -108,6 +120,11 @@ CASES = {
         lambda: additive_mask(causal_mask(3), dtype=int),
         TypeError,
         "dtype must be a floating dtype",
+    ),
+    "additive dtype string": (
+        lambda: additive_mask(causal_mask(3), dtype="foo"),
+        TypeError,
+        "dtype must be a floating dtype such as np.float32 or np.float64, got the string 'foo'",
     ),
     # split_heads / merge_heads
     "split divide": (lambda: split_heads(np.ones((3, 768)), 5), ValueError, "n_heads=5 does not divide d_model=768"),
@@ -144,6 +161,16 @@ CASES = {
         "mask of shape (3, 4) does not broadcast to scores of shape (2, 3, 3)",
     ),
     "mha mask int": (lambda: mha(mask=np.ones((3, 3), int)), TypeError, "mask.astype(bool)"),
+    "mha mask per sentence": (
+        lambda: mha(x=np.ones((2, 3, 8)), mask=np.ones((2, 3, 3), bool)),
+        ValueError,
+        "mask of shape (2, 3, 3) is ambiguous for x of shape (2, 3, 8)",
+    ),
+    "mha projection overflow": (
+        lambda: mha(x=np.full((3, 8), 1e200), w_q=W * 1e200),
+        ValueError,
+        "the query projection x @ w_q overflowed float64",
+    ),
     # init_multi_head_weights
     "init divide": (lambda: init_multi_head_weights(768, 5), ValueError, "n_heads=5 does not divide d_model=768"),
     "init d_model zero": (lambda: init_multi_head_weights(0, 1), ValueError, "d_model=0 must be a positive integer"),

@@ -280,3 +280,78 @@ def test_a_float_mask_that_overflows_the_scores_is_an_error():
         tiled_attention(q, k, v, mask=mask, block_q=1, block_k=1)
     with pytest.raises(ValueError, match=r"scores \+ mask overflowed to \+inf"):
         blocked_attention_with_weights(q, k, v, mask=mask, block_bytes=8)
+
+
+# --- hardening (issue 13): atomic decoding steps, values that overflow the cache, shapes every path agrees on --
+
+
+def test_a_decode_step_that_fails_stores_nothing_and_can_be_retried():
+    rng = np.random.default_rng(7)
+    q, k, v = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+    expected, _ = scaled_dot_product_attention(q, k, v, mask=causal_mask(4))
+    cache = KVCache(4, d_k=3, d_v=2, dtype=np.float64)
+    outputs = [cache.decode_step(q[0], k[0], v[0])]
+    for bad_call, message in [
+        (lambda: cache.decode_step(np.ones(5), k[1], v[1]), "q_t must have shape"),  # q_t of the wrong width
+        (lambda: cache.decode_step(q[1], k[1], v[1], scale=-1.0), "scale=-1.0"),
+        (lambda: cache.decode_step(q[1], k[1], np.ones(3)), "v_t must have shape"),
+        (lambda: cache.decode_step(np.full(3, 1e300), np.full(3, 1e10), v[1]), "overflowed"),  # fails in attend
+    ]:
+        with np.errstate(over="ignore"), pytest.raises(ValueError, match=message):
+            bad_call()
+        assert cache.length == 1
+    outputs += [cache.decode_step(q[t], k[t], v[t]) for t in range(1, 4)]  # the retry stores the token once
+    np.testing.assert_allclose(np.stack(outputs), expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["append", "decode_step"])
+def test_a_finite_value_that_overflows_the_cache_dtype_is_refused(method):
+    cache = KVCache(3, d_k=2, dtype=np.float32)
+    k_t, v_t = np.array([1.0, 2.0]), np.array([1e39, 0.0])  # finite in float64, inf in float32
+    call = (lambda: cache.append(k_t, v_t)) if method == "append" else (lambda: cache.decode_step(k_t, k_t, v_t))
+    with pytest.raises(
+        ValueError, match=r"v_t holds 1e\+39 at index \(0,\), which overflows float32 .*dtype=np.float64"
+    ):
+        call()
+    assert cache.length == 0 and np.isfinite(cache.values).all()
+    with pytest.raises(ValueError, match=r"q_t holds -1e\+39 .* overflows float32"):
+        cache.decode_step(np.array([-1e39, 0.0]), k_t, np.zeros(2))
+    assert cache.length == 0
+
+
+def test_kv_cache_dtype_must_be_a_floating_dtype_by_name():
+    with pytest.raises(
+        TypeError, match="dtype must be a floating dtype such as np.float32 or np.float64, got the string"
+    ):
+        KVCache(3, d_k=4, dtype="foo")
+
+
+def test_tiled_accepts_values_with_a_larger_batch_than_queries_and_keys():
+    rng = np.random.default_rng(8)
+    q, k, v = rng.normal(size=(3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(5, 4, 6))  # v: [5, n_k, d_v]
+    expected, _ = scaled_dot_product_attention(q, k, v)
+    for causal in (False, True):
+        reference = scaled_dot_product_attention(q, k, v, mask=causal_rect(3, 4) if causal else None)[0]
+        actual = tiled_attention(q, k, v, causal=causal, block_q=2, block_k=3)
+        assert actual.shape == expected.shape == (5, 3, 6)
+        close(actual, reference, np.float64)
+
+
+@pytest.mark.parametrize(
+    ("q_shape", "k_shape", "v_shape"),
+    [
+        ((0, 2), (4, 2), (4, 3)),
+        ((0, 3, 2), (4, 2), (4, 3)),
+        ((2, 0, 2), (2, 4, 2), (4, 3)),
+        ((3, 2), (0, 4, 2), (4, 3)),
+    ],
+)
+def test_zero_queries_or_an_empty_batch_give_empty_results_on_every_path(q_shape, k_shape, v_shape):
+    q, k, v = np.ones(q_shape, np.float32), np.ones(k_shape, np.float32), np.ones(v_shape, np.float32)
+    out, w = scaled_dot_product_attention(q, k, v)
+    assert out.size == w.size == 0 and out.dtype == np.float32
+    blocked_out, blocked_w = blocked_attention_with_weights(q, k, v, block_bytes=64)
+    assert (blocked_out.shape, blocked_w.shape) == (out.shape, w.shape)
+    for causal in (False, True):
+        tiled = tiled_attention(q, k, v, causal=causal)
+        assert tiled.shape == out.shape and tiled.dtype == np.float32

@@ -5,8 +5,10 @@ implementations (attn_lib's and learner-style ones) pass; stubs, exceptions, wro
 lists and slow functions all get a one-line verdict and never a traceback.
 """
 
+import functools
 import re
 import string
+import sys
 import threading
 
 import numpy as np
@@ -134,6 +136,41 @@ def _attention_without_mask_parameter(q, k, v):
     return learner_attention(q, k, v)
 
 
+def _boolean_indexing_attention(q, k, v, mask=None):
+    """Masking by boolean indexing: right for 2-D scores, an IndexError once a mask meets a batch."""
+    scores = q @ T(k) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores[~mask] = -np.inf
+    weights = stable_softmax(scores)
+    return weights @ v, weights
+
+
+def _mha_filling(fill):
+    """Multi-head attention whose masked scores are `fill` (a finite number) instead of -inf."""
+
+    def mha(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+        q, k, v = (learner_split(x @ w, n_heads) for w in (w_q, w_k, w_v))
+        weights = stable_softmax(use_mask(q @ T(k) / np.sqrt(q.shape[-1]), mask, fill))
+        concat = np.swapaxes(weights @ v, -2, -3).reshape(*x.shape)
+        return concat @ w_o, weights
+
+    return mha
+
+
+def _softmax_through_attention(x):
+    """softmax(x) as the weights of attn_lib.scaled_dot_product_attention: one query, keys k_j = x_j."""
+    q = np.ones((*x.shape[:-1], 1, 1))  # [..., 1, 1]
+    return attn_lib.scaled_dot_product_attention(q, x[..., None], x[..., None], scale=1.0)[1][..., 0, :]
+
+
+def _split_three_d_only(x, n_heads):
+    """Written for x [B, n, d_model] or [n, d_model]; reshapes a 4-D input into the wrong shape."""
+    n, d_model = x.shape[-2:]
+    if x.ndim == 3:
+        return np.swapaxes(x.reshape(x.shape[0], n, n_heads, d_model // n_heads), 1, 2)
+    return np.swapaxes(x.reshape(n, n_heads, d_model // n_heads), 0, 1)
+
+
 WRONG = [
     # softmax
     ("softmax", "softmax_overflow", naive_softmax),
@@ -143,6 +180,9 @@ WRONG = [
     ("softmax", "softmax_sum_all", lambda x: _stable_exp(x) / _stable_exp(x).sum()),
     ("softmax", "softmax_not_normalised", _stable_exp),
     ("softmax", "wrong_values", lambda x: np.full_like(x, 1 / x.shape[-1])),
+    ("softmax", "forbidden_call", attn_lib.softmax),
+    ("softmax", "forbidden_call", lambda x: attn_lib.softmax(x)),
+    ("softmax", "forbidden_call_inside", _softmax_through_attention),
     # scaled scores
     ("scaled_scores", "scale_missing", lambda q, k: q @ T(k)),
     ("scaled_scores", "scale_dk", lambda q, k: q @ T(k) / q.shape[-1]),
@@ -158,6 +198,9 @@ WRONG = [
     ("causal_mask", "mask_not_bool", lambda n: np.tril(np.ones((n, n)))),
     ("causal_mask", "mask_additive", lambda n: np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, -np.inf)),
     ("causal_mask", "wrong_values", lambda n: np.eye(n, dtype=bool)),
+    ("causal_mask", "mask_additive_inverted", lambda n: np.where(np.tril(np.ones((n, n), dtype=bool)), -np.inf, 0.0)),
+    ("causal_mask", "mask_additive", lambda n: np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, -1e9)),
+    ("causal_mask", "forbidden_call", attn_lib.causal_mask),
     # attention
     ("attention", "scale_missing", lambda q, k, v, mask=None: learner_attention(q * np.sqrt(q.shape[-1]), k, v, mask)),
     (
@@ -206,6 +249,15 @@ WRONG = [
     ("attention", "not_pair", lambda q, k, v, mask=None: learner_attention(q, k, v, mask)[0]),
     ("attention", "mask_argument", _attention_without_mask_parameter),
     ("attention", "batch_transpose", _attention_dot_T),
+    ("attention", "batch_mask", _boolean_indexing_attention),
+    ("attention", "attn_mask_finite", attention_with_scores(lambda s, m: stable_softmax(use_mask(s, m, -20.0)))),
+    ("attention", "attn_mask_finite", attention_with_scores(lambda s, m: stable_softmax(use_mask(s, m, -100.0)))),
+    ("attention", "forbidden_call", attn_lib.scaled_dot_product_attention),
+    (
+        "attention",
+        "forbidden_call_inside",
+        lambda q, k, v, mask=None: attn_lib.multi_head_attention(q, *[np.eye(q.shape[-1])] * 4, 1, mask=mask),
+    ),
     # split heads
     ("split_heads", "split_axes", lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h)),
     ("split_heads", "split_axes", lambda x, h: np.moveaxis(learner_split(x, h), -1, -2)),
@@ -217,6 +269,8 @@ WRONG = [
     ),
     ("split_heads", "split_float_dk", _float_dk_split),
     ("split_heads", "batch_axes", _two_d_split),
+    ("split_heads", "batch_axes", _split_three_d_only),
+    ("split_heads", "forbidden_call", attn_lib.split_heads),
     ("split_heads", "wrong_shape", lambda x, h: learner_split(x, h)[..., :1]),
     # multi-head attention
     ("multi_head", "scale_d_model", lambda x, *w, mask=None: learner_mha(x, *w, mask, scale=x.shape[-1])),
@@ -234,6 +288,9 @@ WRONG = [
     ("multi_head", "attn_mask_ignored", lambda x, *w, mask=None: learner_mha(x, *w)),
     ("multi_head", "attn_softmax_overflow", lambda x, *w, mask=None: learner_mha(x, *w, mask, softmax=naive_softmax)),
     ("multi_head", "batch_axes", _mha_two_d),
+    ("multi_head", "attn_mask_finite", _mha_filling(-20.0)),
+    ("multi_head", "attn_mask_finite", _mha_filling(-100.0)),
+    ("multi_head", "forbidden_call", attn_lib.multi_head_attention),
     # parameter count
     ("parameter_count", "count_bias", lambda d, h: 4 * d * d + 4 * d),
     ("parameter_count", "count_bias", lambda d, h: 4 * d * d + 3 * d),
@@ -243,6 +300,8 @@ WRONG = [
     ("parameter_count", "count_one_head", lambda d, h: h * 3 * (d // h) ** 2 + d * d),
     ("parameter_count", "count_float", lambda d, h: h * 3 * d * (d / h) + d * d),
     ("parameter_count", "count_wrong", lambda d, h: 4 * d * d + 1),
+    ("parameter_count", "count_wrong", lambda d, h: 10**400),
+    ("parameter_count", "forbidden_call", attn_lib.count_parameters),
 ]
 
 RUN = {
@@ -300,7 +359,7 @@ def test_each_classic_mistake_gets_its_own_diagnosis(exercise, key, fn, capsys):
 
 @pytest.mark.parametrize("exercise", sorted(RUN))
 def test_reference_passes_and_prints_a_tick(exercise, capsys):
-    assert CHECK[exercise](REFERENCE[exercise], lang="en") is True
+    assert CHECK[exercise](REFERENCE[exercise], lang="en", forbid=()) is True
     out = capsys.readouterr().out
     title = t(f"exercises.title_{exercise}", "en")
     assert out.startswith(f"✓ {title}:") and out.count("\n") == 1
@@ -319,8 +378,16 @@ def test_correct_float32_code_passes(exercise):
         args = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args]
         return REFERENCE[exercise](*args, **kwargs)
 
-    result = RUN[exercise](in_float32)
+    result = RUN[exercise](in_float32, forbid=())
     assert result.ok, result.verdict("en")
+
+
+@pytest.mark.parametrize("exercise", sorted(set(RUN) - {"scaled_scores"}))
+def test_the_function_an_exercise_checks_is_forbidden_by_default(exercise):
+    """attn_lib's own function passes every case, but the exercise asks for the learner's code."""
+    result = RUN[exercise](REFERENCE[exercise])
+    assert (result.ok, result.key) == (False, "forbidden_call"), result.verdict("en")
+    assert result.fields["name"] == f"attn_lib.{REFERENCE[exercise].__name__}"
 
 
 def test_every_diagnosis_in_i18n_is_reached_by_a_test():
@@ -419,7 +486,14 @@ def test_attention_weights_of_the_wrong_shape():
 
 def test_a_list_is_converted_and_the_tick_says_so(capsys):
     assert ex.check_softmax(lambda x: stable_softmax(x).tolist(), lang="en") is True
-    assert capsys.readouterr().out.rstrip("\n").endswith(t("exercises.converted_note", "en"))
+    assert capsys.readouterr().out.rstrip("\n").endswith(t("exercises.converted_note", "en", type="list"))
+
+
+def test_a_torch_tensor_is_called_a_tensor_not_a_list():
+    torch = pytest.importorskip("torch")
+    result = ex.run_softmax_checks(lambda x: torch.from_numpy(stable_softmax(x)))
+    assert result.ok and result.converted == "torch.Tensor"
+    assert "returns torch.Tensor, not a numpy array" in result.verdict("en") and "list" not in result.verdict("en")
 
 
 def test_a_slow_function_gets_a_time_limit(capsys):
@@ -475,12 +549,12 @@ def test_chinese_verdict_uses_the_default_language(capsys):
     set_language("zh")
     try:
         assert ex.check_scaled_scores(lambda q, k: q @ T(k)) is False
-        assert ex.check_softmax(attn_lib.softmax) is True
+        assert ex.check_softmax(stable_softmax) is True
     finally:
         set_language("en")
     wrong, right = capsys.readouterr().out.splitlines()
     assert wrong.startswith("✗ 缩放后的分数——") and t("exercises.scale_missing", "zh", sqrt_dk="2") in wrong
-    assert right.startswith("✓ softmax：全部 7 项检查通过")
+    assert right.startswith(f"✓ softmax：全部 {len(ex._softmax_cases())} 项检查通过")
 
 
 @pytest.mark.parametrize(("exercise", "key", "fn"), WRONG[::4])
@@ -535,3 +609,208 @@ def test_one_flipped_mask_entry_fails(n, data):
         return mask
 
     assert not ex.run_causal_mask_checks(flipped).ok
+
+
+# --- forbidden attn_lib functions (issue 13, item 6) ----------------------------------------------------
+
+
+def _helper_calling_softmax(scores):
+    return attn_lib.softmax(scores)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        pytest.param(lambda x: attn_lib.softmax(x), id="attn_lib.softmax"),
+        pytest.param(lambda x: attn_lib.core.softmax(x), id="attn_lib.core.softmax"),
+        pytest.param(lambda x: _helper_calling_softmax(x), id="through a helper of the learner's"),
+        pytest.param(functools.partial(attn_lib.softmax, axis=-1), id="functools.partial"),
+        pytest.param(lambda x: attn_lib.core._softmax(x), id="the private helper"),
+    ],
+)
+def test_a_forbidden_function_is_seen_however_it_is_called(fn):
+    from attn_lib.core import softmax as imported_by_name
+
+    for learner in (fn, lambda x: imported_by_name(x)):
+        result = ex.run_softmax_checks(learner)
+        assert result.key == "forbidden_call" and result.fields["name"] == "attn_lib.softmax"
+        assert "✗ softmax — " in result.verdict("en") and "attn_lib.softmax" in result.verdict("en")
+
+
+def test_the_outermost_attn_lib_function_is_named():
+    """multi_head_attention runs softmax inside: the message names what the learner called."""
+    result = ex.run_attention_checks(lambda q, k, v, mask=None: _softmax_through_attention(q @ T(k)), forbid="softmax")
+    assert result.key == "forbidden_call_inside"
+    assert result.fields == {"name": "attn_lib.scaled_dot_product_attention", "what": "attn_lib.softmax"}
+
+
+def test_allowed_functions_pass_and_extra_ones_can_be_forbidden():
+    def with_library_softmax(q, k, v, mask=None):
+        weights = attn_lib.softmax(use_mask(q @ T(k) / np.sqrt(q.shape[-1]), mask))
+        return weights @ v, weights
+
+    assert ex.run_attention_checks(with_library_softmax).ok  # notebooks 02 and 04 allow attn_lib.softmax
+    assert ex.run_attention_checks(with_library_softmax, forbid=("softmax",)).key == "forbidden_call"  # notebook 05
+
+    def with_library_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+        q, k, v = (attn_lib.split_heads(x @ w, n_heads) for w in (w_q, w_k, w_v))
+        heads, weights = attn_lib.scaled_dot_product_attention(q, k, v, mask=mask)
+        return attn_lib.merge_heads(heads) @ w_o, weights
+
+    assert ex.run_multi_head_checks(with_library_attention).ok  # notebook 06 allows these
+
+
+def test_forbid_must_name_known_functions():
+    with pytest.raises(ValueError, match=r"forbid must be a tuple of attn_lib function names .* got \('sofmax',\)"):
+        ex.check_softmax(stable_softmax, forbid=("sofmax",))
+    with pytest.raises(ValueError, match="forbid must be a tuple"):
+        ex.run_attention_checks(learner_attention, forbid=3)
+
+
+def test_watching_leaves_no_profiler_behind():
+    assert not ex.run_softmax_checks(attn_lib.softmax).ok
+    assert ex.run_softmax_checks(stable_softmax).ok
+    assert sys.getprofile() is None
+    assert all(thread.name != "attn_lib-exercise" for thread in threading.enumerate())
+
+
+# --- a learner's cell that patches numpy cannot change a verdict (item 7) ------------------------------
+
+
+def _always(value):
+    return lambda *args, **kwargs: value
+
+
+COMPARISON_PATCHES = {  # what a learner might replace to make checks "pass"
+    "allclose": _always(True),
+    "isclose": lambda a, b, *args, **kwargs: np.ones(np.broadcast_shapes(np.shape(a), np.shape(b)), dtype=bool),
+    "array_equal": _always(True),
+    "testing.assert_allclose": _always(None),
+    "testing.assert_array_equal": _always(None),
+}
+ARITHMETIC_PATCHES = {  # these also change attn_lib's own reference numbers; the verdict must still be ✗
+    "abs": lambda x, *args, **kwargs: np.zeros_like(x),
+    "all": _always(True),
+    "any": _always(False),
+    "isfinite": lambda x, *args, **kwargs: np.ones(np.shape(x), dtype=bool),
+    "asarray": lambda x, *args, **kwargs: np.full(np.shape(x), 0.5) if np.ndim(x) else x,
+}
+WRONG_UNDER_PATCHES = {
+    "softmax": lambda x: np.full_like(x, 0.5),
+    "attention": attention_with_scores(lambda s, m: stable_softmax(s)),  # ignores the mask
+    "causal_mask": lambda n: np.ones((n, n), dtype=bool),
+    "split_heads": lambda x, h: learner_split(x, h) + 1,
+}
+
+
+def _patch_numpy(monkeypatch, patches):
+    for name, replacement in patches.items():
+        module, _, attribute = name.rpartition(".")
+        monkeypatch.setattr(np.testing if module else np, attribute, replacement)
+
+
+@pytest.mark.parametrize("patched", [[name] for name in COMPARISON_PATCHES] + [list(COMPARISON_PATCHES)])
+def test_patching_numpy_comparisons_changes_no_verdict(patched, monkeypatch):
+    before = {name: RUN[name](fn).key for name, fn in WRONG_UNDER_PATCHES.items()}
+    _patch_numpy(monkeypatch, {name: COMPARISON_PATCHES[name] for name in patched})
+    after = {name: RUN[name](fn) for name, fn in WRONG_UNDER_PATCHES.items()}
+    assert {name: (result.ok, result.key) for name, result in after.items()} == {
+        name: (False, key) for name, key in before.items()
+    }
+    assert all(RUN[name](LEARNER_CORRECT[name]).ok for name in WRONG_UNDER_PATCHES)
+
+
+@pytest.mark.parametrize("patched", [[name] for name in ARITHMETIC_PATCHES] + [list(ARITHMETIC_PATCHES)])
+def test_patching_numpy_arithmetic_does_not_make_wrong_code_pass(patched, monkeypatch):
+    _patch_numpy(monkeypatch, {**COMPARISON_PATCHES, **{name: ARITHMETIC_PATCHES[name] for name in patched}})
+    for name, fn in WRONG_UNDER_PATCHES.items():
+        result = RUN[name](fn)
+        assert not result.ok, (name, result.verdict("en"))
+
+
+# --- messages (item 8) ---------------------------------------------------------------------------------
+
+
+def test_messages_about_the_weights_read_as_plural():
+    def rolled_weights(q, k, v, mask=None):
+        output, weights = learner_attention(q, k, v, mask)
+        return output, np.roll(weights, 1, axis=-1)
+
+    result = ex.run_attention_checks(rolled_weights)
+    assert result.key == "wrong_values" and "The weights should hold" in result.verdict("en")
+    for key in ("wrong_type", "wrong_shape", "not_finite", "wrong_values"):
+        for word in ("word_output", "word_weights", "word_result"):
+            text = t(f"exercises.{key}", "en", what=t(f"exercises.{word}", "en"), expected="x", got="y", index="[0]")
+            assert not re.search(r"\b(weights|output|result) (is|contains|has|are)\b", text), text
+
+
+def test_an_inverted_additive_mask_is_not_told_the_pattern_is_right():
+    result = ex.run_causal_mask_checks(lambda n: np.where(np.tril(np.ones((n, n), dtype=bool)), -np.inf, 0.0))
+    assert result.key == "mask_additive_inverted" and "pattern is right" not in result.verdict("en")
+
+
+def test_a_huge_integer_count_is_a_wrong_count_not_a_checker_bug():
+    for huge in (10**400, -(10**30), np.uint64(2**64 - 1)):
+        result = ex.run_parameter_count_checks(lambda d, h, huge=huge: huge)
+        assert result.key == "count_wrong", result.verdict("en")
+    assert "1.000×10^400" in ex.run_parameter_count_checks(lambda d, h: 10**400).verdict("en")
+
+
+# --- masks the classic mistakes got past (items 4, 5) ----------------------------------------------------
+
+
+def test_the_strongly_negative_case_has_strongly_negative_scores():
+    """The case exists to make a finite fill such as -20 lose: every visible score must be far below it."""
+    for cases, scores in (
+        (ex._attention_cases(True), lambda c: c.args[0] @ T(c.args[1]) / np.sqrt(c.args[0].shape[-1])),
+        (ex._multi_head_cases(True), None),
+    ):
+        case = next(c for c in cases if c.kind == "case_masked_negative")
+        if scores is None:
+            x, w_q, w_k, *_, h = case.args
+            q, k = attn_lib.split_heads(x @ w_q, h), attn_lib.split_heads(x @ w_k, h)
+            s = q @ T(k) / np.sqrt(q.shape[-1])
+        else:
+            s = scores(case)
+        assert s[np.broadcast_to(case.kwargs["mask"], s.shape)].max() < -40
+
+
+def test_minus_20_instead_of_minus_inf_fails_even_with_empty_rows_handled():
+    """The issue's reproduction: -20 as the fill, and rows that see nothing set to 0 by hand."""
+
+    def fill_minus_20(q, k, v, mask=None):
+        scores = q @ T(k) / np.sqrt(q.shape[-1])
+        weights = stable_softmax(use_mask(scores, mask, -20.0))
+        if mask is not None:
+            weights = np.where(np.any(mask, axis=-1, keepdims=True), weights, 0.0)
+        return weights @ v, weights
+
+    result = ex.run_attention_checks(fill_minus_20)
+    assert result.key == "attn_mask_finite" and result.fields["fill"] == "-20", result.verdict("en")
+    assert ex.run_multi_head_checks(_mha_filling(-20.0)).fields["fill"] == "-20"
+
+
+def test_a_correct_large_negative_fill_is_not_refused():
+    """-1e9 gives masked weights that are exactly 0 in float64 (only the fully masked row tells it apart)."""
+    assert ex.run_multi_head_checks(_mha_filling(-1e9)).ok
+    assert ex.run_attention_checks(attention_with_scores(lambda s, m: stable_softmax(use_mask(s, m, -1e9)))).key == (
+        "attn_masked_row_1e9"
+    )
+
+
+def test_batched_cases_include_masks_and_two_batch_axes():
+    kinds = {c.kind for c in ex._attention_cases(True)} | {c.kind for c in ex._multi_head_cases(True)}
+    assert "case_batch_mask" in kinds
+    assert any(c.args[0].ndim == 4 for c in ex._split_cases(True))
+    assert ex.run_multi_head_checks(lambda x, *w, mask=None: _boolean_indexing_mha(x, *w, mask=mask)).key == (
+        "batch_mask"
+    )
+
+
+def _boolean_indexing_mha(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+    q, k, v = (learner_split(x @ w, n_heads) for w in (w_q, w_k, w_v))
+    scores = q @ T(k) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores[:, ~mask] = -np.inf  # [h, n, n] indexed with an [n, n] mask: fine until a batch axis comes
+    weights = stable_softmax(scores)
+    return np.swapaxes(weights @ v, -2, -3).reshape(*x.shape) @ w_o, weights

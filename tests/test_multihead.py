@@ -186,3 +186,47 @@ def test_single_head_multi_head_equals_attention_with_identity_output():
     ref_out, ref_w = scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
     np.testing.assert_allclose(out, ref_out, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(w[0], ref_w, rtol=1e-12, atol=1e-12)
+
+
+# --- hardening (issue 13): masks per sentence, overflow named by its step --------------------------------------
+
+
+def test_a_mask_per_sentence_is_b_1_n_n_and_b_n_n_is_refused():
+    rng = np.random.default_rng(5)
+    batch, n, n_heads, d_k = 2, 3, 2, 2  # B == h: a [B, n, n] mask would silently apply to the heads
+    x = rng.normal(size=(batch, n, n_heads * d_k))
+    weights = random_weights(rng, n_heads * d_k)
+    per_sentence = np.stack([np.ones((n, n), dtype=bool), causal_mask(n)])  # [B, n, n]
+    with pytest.raises(ValueError, match=r"mask of shape \(2, 3, 3\) is ambiguous .*\[B, 1, n, n\]"):
+        multi_head_attention(x, *weights, n_heads, mask=per_sentence)
+    with pytest.raises(ValueError, match=r"mask of shape \(2, 3, 3\) is ambiguous"):
+        multi_head_attention(x, *weights, 1, mask=per_sentence)  # B != h: refused all the same
+    _, w = multi_head_attention(x, *weights, n_heads, mask=per_sentence[:, None])  # [B, 1, n, n]
+    for b in range(batch):  # sentence b, every head, gets mask b
+        _, w_b = multi_head_attention(x[b], *weights, n_heads, mask=per_sentence[b])
+        np.testing.assert_array_equal(w[b], w_b)
+    _, w_all = multi_head_attention(x, *weights, n_heads, mask=causal_mask(n))  # [n, n]: every sentence, every head
+    assert (w_all[..., ~causal_mask(n)] == 0).all()
+
+
+def test_an_overflowing_output_projection_is_an_error_naming_w_o():
+    x = np.ones((2, 4), np.float32)
+    w_v = np.diag([3e38, 3e38, -3e38, -3e38]).astype(np.float32)
+    eye = np.eye(4, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"the output projection heads @ w_o overflowed float32"):
+        multi_head_attention(x, eye, eye, w_v, np.ones((4, 4), np.float32), 1)
+
+
+@pytest.mark.parametrize(
+    ("scale_w_v", "message"),
+    [
+        (1.0, r"the scores \(x @ w_q\)\(x @ w_k\)\^T / sqrt\(d_k\) overflowed float64: x, w_q and w_k"),
+        (1e200, r"the value projection x @ w_v overflowed float64"),
+    ],
+)
+def test_an_overflow_inside_multi_head_attention_names_the_callers_arguments(scale_w_v, message):
+    x = np.full((3, 4), 1e155)  # finite: the overflow comes from a step, not from x
+    eye = np.eye(4)
+    with np.errstate(over="ignore"), pytest.raises(ValueError, match=message) as info:
+        multi_head_attention(x, eye, eye, eye * scale_w_v, eye, 2)
+    assert "x contains" not in str(info.value) and "q @ k^T" not in str(info.value)

@@ -136,3 +136,31 @@ def test_multi_head_attention_matches_torch_with_float_mask():
 def test_count_parameters_matches_torch(d_model, n_heads, bias):
     mha = torch.nn.MultiheadAttention(d_model, n_heads, bias=bias, batch_first=True)
     assert count_parameters(d_model, n_heads, bias=bias) == sum(p.numel() for p in mha.parameters())
+
+
+# --- float16: attn_lib's error against PyTorch's CPU kernel, on the same inputs (issue 13, item 14) --------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_float16_error_is_within_twice_pytorchs(seed):
+    """PyTorch's CPU SDPA upcasts float16 internally; attn_lib must be as accurate, within a factor of 2."""
+    from attn_lib.efficient import KVCache, blocked_attention_with_weights, tiled_attention
+
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.standard_normal((256, 32)).astype(np.float16) for _ in range(3))  # n = 256, d = 32
+    reference, _ = scaled_dot_product_attention(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64))
+    torch_out = F.scaled_dot_product_attention(t(q), t(k), t(v))
+    assert torch_out.dtype == torch.float16
+    torch_error = np.abs(torch_out.numpy().astype(np.float64) - reference).max()
+    cache = KVCache(256, d_k=32, dtype=np.float16)
+    cache.append(k, v)
+    ours = {
+        "scaled_dot_product_attention": scaled_dot_product_attention(q, k, v)[0],
+        "blocked": blocked_attention_with_weights(q, k, v, block_bytes=4096)[0],
+        "tiled_attention": tiled_attention(q, k, v, block_q=64, block_k=64),
+        "KVCache": np.stack([cache.attend(q_t) for q_t in q]),
+    }
+    for path, out in ours.items():
+        assert out.dtype == np.float16
+        error = np.abs(out.astype(np.float64) - reference).max()
+        assert error <= 2 * torch_error, f"{path}: max error {error:.2e}, PyTorch's {torch_error:.2e}"
