@@ -98,7 +98,7 @@ class CheckpointWidget(AttentionWidget):
 def checkpoint_widget(result, corpus, split, index=0, lang=None):
     """A slider over `result`'s checkpoints: the blank's attention in sentence `index` of `split`.
 
-    `result` comes from `tiny_training.train(corpus, ...)`; `split` is e.g. `corpus.heldout` or
+    `result` comes from `tiny_training.train(corpus, ...)`; `split` is e.g. `corpus.test` or
     `corpus.encode(pairs, templates)`.
 
     controls: "step" (SelectionSlider over the checkpoint steps, starting at the last). state: step,
