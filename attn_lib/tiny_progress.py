@@ -1,10 +1,11 @@
 """A live training curve for notebook 08: pass it to `train(..., progress=TrainingProgress())`.
 
 While the model trains, one output of the cell shows the training loss and the validation accuracy so
-far, redrawn in place (IPython's `display_id`) at most every `interval` seconds; when training ends it
-is redrawn once more, and that last picture is what the saved notebook (and a reader on GitHub) shows.
-The output's text form never changes, so checking the notebook's outputs (nbval) sees the same text
-however fast the machine is. Outside a notebook nothing is shown; `figure()` still draws the curve.
+far, redrawn in place (IPython's `display_id`) at most every `interval` seconds, and never so often
+that drawing takes more than a tenth of the time. When training ends it is redrawn once more, and
+that last picture is what the saved notebook (and a reader on GitHub) shows. The output's text form
+never changes, so checking the notebook's outputs (nbval) sees the same text however fast the
+machine is. Outside a notebook nothing is shown; `figure()` still draws the curve.
 """
 
 import base64
@@ -26,7 +27,7 @@ class TrainingProgress:
         self.lang = get_language() if lang is None else check_language(lang)
         self.steps, self.loss, self.eval_steps, self.accuracy = [], [], [], []
         self.max_steps, self.done, self.redraws = None, False, 0
-        self._handle, self._last_draw = None, None
+        self._handle, self._next_draw = None, None
 
     def __call__(self, event):
         """Record one step's event from `train` (a dict: step, max_steps, loss, validation_accuracy, done)."""
@@ -34,17 +35,18 @@ class TrainingProgress:
             raise TypeError(f"event must be the dict that train() passes to progress, got {_describe(event)}")
         if event["step"] == 0:  # a new run: start a new curve
             self.steps, self.loss, self.eval_steps, self.accuracy = [], [], [], []
-            self._handle, self._last_draw = None, None
+            self._handle, self._next_draw = None, None
         self.max_steps, self.done = event["max_steps"], bool(event.get("done", False))
         self.steps.append(event["step"])
         self.loss.append(event["loss"])
         if event["validation_accuracy"] is not None:
             self.eval_steps.append(event["step"])
             self.accuracy.append(event["validation_accuracy"])
-        now = time.perf_counter()
-        if self.done or self._last_draw is None or now - self._last_draw >= self.interval:
+        start = time.perf_counter()
+        if self.done or self._next_draw is None or start >= self._next_draw:
             self._show()
-            self._last_draw = time.perf_counter()
+            drawing = time.perf_counter() - start
+            self._next_draw = start + max(self.interval, 10 * drawing)  # drawing: at most a tenth of the time
 
     def figure(self):
         """The curve so far as a matplotlib Figure (what the live output shows)."""

@@ -66,7 +66,7 @@ def main():
         for head in range(c.n_heads):
             print(f"| {layer + 1} | {head + 1} | {today[layer, head]:.3f} | {yesterday[layer, head]:.3f} |")
     best = np.unravel_index(np.argmax(today), today.shape)
-    print(f"\nthe head that carries it: layer {best[0] + 1}, head {best[1] + 1}")
+    print(f"\nthe head that looks most at the today-city: layer {best[0] + 1}, head {best[1] + 1}")
 
     chance = 1 / len(corpus.city_dishes)
     print(f"\nAblation: test accuracy with a city token hidden (a uniform guess: {chance:.3f}):\n")

@@ -106,10 +106,34 @@ def test_training_progress_redraws_one_output_in_place_with_an_unchanging_text(t
     assert final == t("tiny.progress_done", "zh", steps=12, accuracy=result.history[-1]["validation_accuracy"])
 
     fake_notebook.clear()
-    every_step = TrainingProgress(interval=0)
-    train(corpus, seed=0, max_steps=3, progress=every_step)  # a new run restarts the curve
-    assert [kind for kind, _ in fake_notebook] == ["display", "update", "update", "update"]
-    assert every_step.steps == [0, 1, 2, 3] and every_step.redraws == 4
+    again = TrainingProgress(interval=0)
+    train(corpus, seed=0, max_steps=3, progress=again)  # a new run starts a new curve
+    assert [kind for kind, _ in fake_notebook][0] == "display" and again.steps == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("draw_seconds, expected_draws", [(0.01, 11), (0.5, 4)])
+def test_training_progress_redraws_every_interval_but_spends_at_most_a_tenth_of_the_time_drawing(
+    fake_notebook, monkeypatch, draw_seconds, expected_draws
+):
+    import attn_lib.tiny_progress
+
+    clock = {"now": 0.0}
+    monkeypatch.setattr(attn_lib.tiny_progress.time, "perf_counter", lambda: clock["now"])
+    progress = TrainingProgress(interval=1.0)
+    draw = progress._show
+
+    def slow_draw():
+        draw()
+        clock["now"] += draw_seconds
+
+    progress._show = slow_draw
+    for step in range(100):  # a step every 0.1 s: 10 s of training
+        progress({"step": step, "max_steps": 99, "loss": 1.0, "validation_accuracy": None, "done": step == 99})
+        clock["now"] += 0.1
+    # cheap pictures: about one per second; costly ones (0.5 s): one per 5 s, at 0, 5 and 10 s; and always the last
+    assert progress.redraws == len(fake_notebook) == expected_draws
+    # apart from the first and the last picture, drawing takes at most a tenth of the time
+    assert (progress.redraws - 2) * draw_seconds <= 0.1 * clock["now"]
 
 
 def test_training_progress_outside_a_notebook_only_records(trained):
