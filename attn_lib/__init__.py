@@ -20,10 +20,10 @@ Around the core, one module per concept (import them by name; none is loaded wit
     i18n            every string the package draws, in English and Chinese (set_language)
     exercises       self-checking exercises that diagnose the classic mistakes
     ngram           the counted next-token model of notebook 01
-    corpus, tiny_model, tiny_training, tiny_experiment   the model trained in notebook 08, and its seeds table
-    tiny_plots, tiny_widgets, tiny_progress             its pictures, checkpoint slider and live training curve
+    corpus, tiny_model, tiny_training, tiny_plots, tiny_widgets   the model trained in notebook 08
     pretrained, bert, pretrained_loader             all-MiniLM-L6-v2 in numpy (notebook 09)
     efficient       tiled attention with an online softmax, and a KV cache (notebook 10)
+    tiny_experiment, tiny_progress   notebook 08's table over seeds, and its live training curve
 
 Importing the package changes nothing global (no seeding, no rcParams, no printing).
 """
