@@ -40,7 +40,7 @@ class CheckpointWidget(AttentionWidget):
         self.n = int(split.blank[index]) + 1  # the sentence's tokens: up to and including the blank
         self.words = corpus.decode(split.tokens[index])[: self.n]
         steps = list(self.params)
-        # the head that carries the answer once training is over: the one to follow along the slider
+        # the head that looks most at the today-city once training is over: the one to follow along the slider
         final = blank_attention(self.params[steps[-1]], result.config, split)[:, :, self.index, split.today[index]]
         self.head = np.unravel_index(np.argmax(final), final.shape)  # (layer, head)
         slider = ipywidgets.SelectionSlider(
