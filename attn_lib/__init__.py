@@ -26,6 +26,7 @@ Around the core, one module per concept (import them by name; none is loaded wit
     corpus, tiny_model, tiny_training, tiny_plots, tiny_widgets   the model trained in notebook 08
     pretrained, bert, pretrained_loader             all-MiniLM-L6-v2 in numpy (notebook 09)
     efficient       tiled attention with an online softmax, and a KV cache (notebook 10)
+    tiny_experiment, tiny_progress   notebook 08's table over seeds, and its live training curve
 
 Importing the package changes nothing global (no seeding, no rcParams, no printing).
 """

@@ -6,9 +6,16 @@ The templates move the today-city around (the today clause comes first in half o
 the others; some mention yesterday's dish, some do not), so that neither a fixed position nor "the
 most recent city" gives the answer: the model has to find the city that belongs to 今天.
 
-Each city and each dish is one token. The split is by city pair: the held-out sentences use pairs
-of cities that never occur together in a training sentence (in either order), so a model can only
-score well on them if it has learned *where to look*, not which pairs go with which dish.
+Each city and each dish is one token. The sentences are split three ways **by city pair**:
+
+    train        the pairs the model learns from (234 ordered pairs, 1872 sentences by default);
+    validation   pairs used only to decide when training stops (36 ordered pairs, 288 sentences);
+    test         pairs used only to report how well the finished model does (36 pairs, 288 sentences).
+
+A pair of cities in one split never occurs together in another split, in either order, so a model can
+only score well on validation and test if it has learned *where to look*, not which pairs go with
+which dish; and the test pairs never choose anything (not the stopping step, not a setting). The
+corpus is deterministic: the same arguments give the same sentences, token for token.
 """
 
 from dataclasses import dataclass
@@ -88,12 +95,13 @@ class Split:
 
 @dataclass(frozen=True)
 class Corpus:
-    """The vocabulary, the city/dish table, and the train and held-out splits."""
+    """The vocabulary, the city/dish table, and the train, validation and test splits (disjoint city pairs)."""
 
     vocab: tuple
     city_dishes: tuple
     train: Split
-    heldout: Split
+    validation: Split
+    test: Split
 
     @property
     def max_len(self):
@@ -134,34 +142,44 @@ def fill_template(template, yesterday, today, rng=None, city_dishes=CITY_DISHES)
     return tokens, dish_t, words.index("{T}"), words.index("{Y}")
 
 
-def split_city_pairs(n_cities, heldout_partners=4, seed=0):
-    """-> (train pairs, held-out pairs): ordered (yesterday, today) index pairs, disjoint as unordered pairs.
+def split_city_pairs(n_cities, validation_partners=2, test_partners=2, seed=0):
+    """-> (train, validation, test): ordered (yesterday, today) index pairs, disjoint as unordered pairs.
 
-    The cities are shuffled onto a circle and each is held out together with its `heldout_partners`
-    nearest neighbours (half on each side), so every city keeps n_cities - 1 - heldout_partners
-    training partners and appears in both roles in both splits, and no unordered pair is in both.
-    Cities 0 and 1 are always neighbours: the article's 北京/上海 sentence is a held-out one.
+    The cities are shuffled onto a circle. Each city's `test_partners` nearest neighbours (half on
+    each side) are its test partners, the next `validation_partners` its validation partners, and all
+    the others its training partners. So every city keeps n_cities - 1 - validation_partners -
+    test_partners training partners, appears in both roles in all three splits, and no unordered pair
+    is in two splits. Cities 0 and 1 are always neighbours: the article's 北京/上海 sentence is a test one.
     """
     n_cities = check_positive_int(n_cities, "n_cities")
-    heldout_partners = check_positive_int(heldout_partners, "heldout_partners")
-    if heldout_partners % 2 or heldout_partners > n_cities - 3:
+    validation_partners = check_positive_int(validation_partners, "validation_partners")
+    test_partners = check_positive_int(test_partners, "test_partners")
+    for name, value in (("validation_partners", validation_partners), ("test_partners", test_partners)):
+        if value % 2:
+            raise ValueError(f"{name}={value} must be even (half of the partners sit on each side of a city)")
+    if validation_partners + test_partners > n_cities - 3:
         raise ValueError(
-            f"heldout_partners={heldout_partners} must be even and at most n_cities - 3 = {n_cities - 3}"
-            " (each city needs at least two training partners)"
+            f"validation_partners + test_partners = {validation_partners + test_partners} must be at most"
+            f" n_cities - 3 = {n_cities - 3} (each city needs at least two training partners)"
         )
-    # cities 0 and 1 (北京, 上海) sit side by side, so the article's own pair is always held out
+    # cities 0 and 1 (北京, 上海) sit side by side, so the article's own pair is always a test pair
     order = np.concatenate([[0, 1], 2 + np.random.default_rng(seed).permutation(n_cities - 2)])
     slot = np.empty(n_cities, dtype=int)
     slot[order] = np.arange(n_cities)  # where each city sits on the circle
-    train, heldout = [], []
+    splits = {"train": [], "validation": [], "test": []}
     for y in range(n_cities):
         for t in range(n_cities):
             if y == t:
                 continue
             gap = abs(int(slot[y]) - int(slot[t]))
-            near = min(gap, n_cities - gap) <= heldout_partners // 2  # neighbours on the circle
-            (heldout if near else train).append((y, t))
-    return train, heldout
+            distance = min(gap, n_cities - gap)  # steps apart on the circle: 1 for neighbours
+            if distance <= test_partners // 2:
+                splits["test"].append((y, t))
+            elif distance <= (test_partners + validation_partners) // 2:
+                splits["validation"].append((y, t))
+            else:
+                splits["train"].append((y, t))
+    return splits["train"], splits["validation"], splits["test"]
 
 
 def encode_split(pairs, vocab, max_len, rng, city_dishes=CITY_DISHES, templates=TEMPLATES):
@@ -190,11 +208,13 @@ def encode_split(pairs, vocab, max_len, rng, city_dishes=CITY_DISHES, templates=
     )
 
 
-def make_corpus(heldout_partners=4, seed=0, city_dishes=CITY_DISHES, templates=TEMPLATES):
-    """-> Corpus: every template for every ordered city pair, split by pair into train and held-out.
+def make_corpus(validation_partners=2, test_partners=2, seed=0, city_dishes=CITY_DISHES, templates=TEMPLATES):
+    """-> Corpus: every template for every ordered city pair, split by pair into train, validation and test.
 
-    With the defaults (18 cities, 8 templates, 4 held-out partners per city): 234 training pairs
-    x 8 templates = 1872 training sentences, 72 held-out pairs x 8 = 576 held-out sentences.
+    With the defaults (18 cities, 8 templates, 2 validation and 2 test partners per city): 234 training
+    pairs x 8 templates = 1872 training sentences; 36 validation pairs x 8 = 288 validation sentences;
+    36 test pairs x 8 = 288 test sentences. `seed` places the cities on the circle of
+    `split_city_pairs` and draws the optional words; the same arguments always give the same corpus.
     """
     if not isinstance(city_dishes, (tuple, list)) or len(city_dishes) < 5:
         raise ValueError(
@@ -212,12 +232,8 @@ def make_corpus(heldout_partners=4, seed=0, city_dishes=CITY_DISHES, templates=T
     unknown = {w.strip("[]") for tpl in templates for w in tpl.split()} - {"{T}", "{Y}", "{dY}", *vocab}
     if unknown:
         raise ValueError(f"templates use words outside the vocabulary: {sorted(unknown)}")
-    train_pairs, heldout_pairs = split_city_pairs(len(city_dishes), heldout_partners, seed)
+    pairs = split_city_pairs(len(city_dishes), validation_partners, test_partners, seed)  # train, validation, test
     max_len = max(len(template.split()) for template in templates)  # all optional words kept
-    rng = np.random.default_rng(seed)
-    return Corpus(
-        vocab=vocab,
-        city_dishes=tuple(city_dishes),
-        train=encode_split(train_pairs, vocab, max_len, rng, city_dishes, templates),
-        heldout=encode_split(heldout_pairs, vocab, max_len, rng, city_dishes, templates),
-    )
+    rng = np.random.default_rng(seed)  # one stream, drawn in the order train, validation, test
+    train, validation, test = (encode_split(p, vocab, max_len, rng, city_dishes, templates) for p in pairs)
+    return Corpus(vocab=vocab, city_dishes=tuple(city_dishes), train=train, validation=validation, test=test)

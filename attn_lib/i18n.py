@@ -309,24 +309,37 @@ STRINGS = {
             "For d_model = {d_model} and h = {h} the count is {expected}, you got {got}. Count the matrices:"
             " h heads × (W_i^Q, W_i^K, W_i^V, each d_model × d_k) + W_O (d_model × d_model)."
         ),
-        # --- learned attention (attn_lib/tiny_model.py) ---
+        # --- learned attention (attn_lib/tiny_*.py) ---
         "tiny.layer_head": "layer {layer}, head {head}",
         "tiny.blank_attention_title": "Where the blank looks",
         "tiny.step_axis": "training step",
         "tiny.loss": "training loss",
-        "tiny.heldout_accuracy": "held-out accuracy",
-        "tiny.training_title": "Loss and held-out accuracy",
+        "tiny.validation_accuracy": "validation accuracy",
+        "tiny.test_accuracy": "test accuracy",
+        "tiny.training_title": "Loss and validation accuracy",
+        "tiny.progress_title": "Training: step {step} of at most {max_steps} (validation accuracy {accuracy:.2f})",
+        "tiny.progress_done": "Training stopped after {steps} steps (validation accuracy {accuracy:.3f})",
+        "tiny.progress_text": "[training curve: loss and validation accuracy, redrawn while training runs]",
+        "tiny.seed_axis": "seed",
+        "tiny.seeds_accuracy_title": "Test accuracy, seed by seed",
+        "tiny.seeds_attention_title": "Layer {layer}: the blank's weight on each city, seed by seed",
+        "tiny.head_on_today": "head {head} → today-city",
+        "tiny.head_on_yesterday": "head {head} → yesterday-city",
+        "tiny.with_decay": "weight decay {weight_decay:g}",
+        "tiny.without_decay": "no weight decay",
+        "tiny.decay_accuracy_title": "Validation accuracy (axis from 0.9; dashed: the target {target:g})",
+        "tiny.decay_loss_title": "Training loss",
         "tiny.attention_training_title": "The blank's attention during training",
         "tiny.to_today": "on the today-city",
         "tiny.to_yesterday": "on the yesterday-city",
         "tiny.nothing_hidden": "nothing hidden",
         "tiny.hide_today": "today-city hidden",
         "tiny.hide_yesterday": "yesterday-city hidden",
-        "tiny.chance": "chance",
+        "tiny.chance": "a blind guess",
         "tiny.ablation_title": "Hide one city from the model",
         "tiny.checkpoint_title": "Where the blank looks after {step} training steps",
-        "tiny.checkpoint_info": "Step {step}: the head that looks most at the today-city (layer {layer}, head {head})"
-        " puts {today:.2f} on it and {yesterday:.2f} on the yesterday-city.",
+        "tiny.checkpoint_info": "Step {step}: the head that ends up looking most at the today-city"
+        " (layer {layer}, head {head}) puts {today:.2f} on it and {yesterday:.2f} on the yesterday-city.",
         # --- efficient attention (attn_lib/efficient.py) ---
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
@@ -848,23 +861,36 @@ STRINGS = {
             "d_model = {d_model}、h = {h} 时参数量是 {expected}，你得到的是 {got}。数一数这些矩阵：h 个头"
             " ×（W_i^Q、W_i^K、W_i^V，各为 d_model × d_k）+ W_O（d_model × d_model）。"
         ),
-        # --- learned attention (attn_lib/tiny_model.py) ---
+        # --- learned attention (attn_lib/tiny_*.py) ---
         "tiny.layer_head": "第 {layer} 层，第 {head} 个头",
-        "tiny.blank_attention_title": "空格处在看哪里",
+        "tiny.blank_attention_title": "空白处在看哪里",
         "tiny.step_axis": "训练步数",
         "tiny.loss": "训练损失",
-        "tiny.heldout_accuracy": "留出集准确率",
-        "tiny.training_title": "损失与留出集准确率",
-        "tiny.attention_training_title": "训练过程中空格处的注意力",
+        "tiny.validation_accuracy": "验证集准确率",
+        "tiny.test_accuracy": "测试集准确率",
+        "tiny.training_title": "损失与验证集准确率",
+        "tiny.progress_title": "训练中：第 {step} 步，最多 {max_steps} 步（验证集准确率 {accuracy:.2f}）",
+        "tiny.progress_done": "训练在第 {steps} 步停止（验证集准确率 {accuracy:.3f}）",
+        "tiny.progress_text": "[训练曲线：损失与验证集准确率，训练进行时不断重画]",
+        "tiny.seed_axis": "随机种子",
+        "tiny.seeds_accuracy_title": "每个种子的测试集准确率",
+        "tiny.seeds_attention_title": "第 {layer} 层：空白处分给两个城市的权重（逐个种子）",
+        "tiny.head_on_today": "第 {head} 个头 → 今天的城市",
+        "tiny.head_on_yesterday": "第 {head} 个头 → 昨天的城市",
+        "tiny.with_decay": "权重衰减 {weight_decay:g}",
+        "tiny.without_decay": "不加权重衰减",
+        "tiny.decay_accuracy_title": "验证集准确率（纵轴从 0.9 起；虚线：目标 {target:g}）",
+        "tiny.decay_loss_title": "训练损失",
+        "tiny.attention_training_title": "训练过程中空白处的注意力",
         "tiny.to_today": "落在今天的城市上",
         "tiny.to_yesterday": "落在昨天的城市上",
-        "tiny.nothing_hidden": "不遮挡",
-        "tiny.hide_today": "遮挡今天的城市",
-        "tiny.hide_yesterday": "遮挡昨天的城市",
-        "tiny.chance": "随机猜测",
-        "tiny.ablation_title": "把一个城市对模型藏起来",
-        "tiny.checkpoint_title": "训练 {step} 步后，空格处在看哪里",
-        "tiny.checkpoint_info": "第 {step} 步：训练结束后负责给出答案的那个头（第 {layer} 层，第 {head} 个头）"
+        "tiny.nothing_hidden": "不掩码",
+        "tiny.hide_today": "掩码掉今天的城市",
+        "tiny.hide_yesterday": "掩码掉昨天的城市",
+        "tiny.chance": "盲猜",
+        "tiny.ablation_title": "把一个城市掩码掉",
+        "tiny.checkpoint_title": "训练 {step} 步后，空白处在看哪里",
+        "tiny.checkpoint_info": "第 {step} 步：训练结束时最看今天城市的那个头（第 {layer} 层，第 {head} 个头）"
         "给今天的城市的权重是 {today:.2f}，给昨天的城市的是 {yesterday:.2f}。",
         # --- efficient attention (attn_lib/efficient.py) ---
         # --- pretrained model (attn_lib/pretrained.py) ---

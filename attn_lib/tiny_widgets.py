@@ -40,7 +40,7 @@ class CheckpointWidget(AttentionWidget):
         self.n = int(split.blank[index]) + 1  # the sentence's tokens: up to and including the blank
         self.words = corpus.decode(split.tokens[index])[: self.n]
         steps = list(self.params)
-        # the head that carries the answer once training is over: the one to follow along the slider
+        # the head that looks most at the today-city once training is over: the one to follow along the slider
         final = blank_attention(self.params[steps[-1]], result.config, split)[:, :, self.index, split.today[index]]
         self.head = np.unravel_index(np.argmax(final), final.shape)  # (layer, head)
         slider = ipywidgets.SelectionSlider(
@@ -98,7 +98,7 @@ class CheckpointWidget(AttentionWidget):
 def checkpoint_widget(result, corpus, split, index=0, lang=None):
     """A slider over `result`'s checkpoints: the blank's attention in sentence `index` of `split`.
 
-    `result` comes from `tiny_training.train(corpus, ...)`; `split` is e.g. `corpus.heldout` or
+    `result` comes from `tiny_training.train(corpus, ...)`; `split` is e.g. `corpus.test` or
     `corpus.encode(pairs, templates)`.
 
     controls: "step" (SelectionSlider over the checkpoint steps, starting at the last). state: step,

@@ -1,4 +1,6 @@
-"""The tiny model of issue 7: its corpus, its hand-written gradients, its training and what it learns."""
+"""The tiny model of notebook 08: its corpus, its hand-written gradients, its training and what it learns."""
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -39,28 +41,46 @@ def trained(corpus):
 # --- the corpus -----------------------------------------------------------------------------------
 
 
-def test_heldout_pairs_never_occur_in_training(corpus):
-    train_pairs = {frozenset(p) for p in corpus.train.pairs.tolist()}
-    heldout_pairs = {frozenset(p) for p in corpus.heldout.pairs.tolist()}
-    assert heldout_pairs and train_pairs
-    assert not train_pairs & heldout_pairs  # not even in the other order
-    assert {(0, 1), (1, 0)} <= {tuple(p) for p in corpus.heldout.pairs.tolist()}  # 北京/上海: held out
-    # every city is still seen in training as today's and as yesterday's city
-    assert set(corpus.train.pairs[:, 0]) == set(corpus.train.pairs[:, 1]) == set(range(len(CITY_DISHES)))
+SPLITS = ("train", "validation", "test")
 
 
-@pytest.mark.parametrize("n_cities, partners", [(5, 2), (9, 4), (18, 6)])
-def test_split_city_pairs_covers_every_ordered_pair_once(n_cities, partners):
-    train_pairs, heldout_pairs = split_city_pairs(n_cities, partners, seed=3)
+def test_no_city_pair_is_in_two_splits(corpus):
+    pairs = {name: {frozenset(p) for p in getattr(corpus, name).pairs.tolist()} for name in SPLITS}
+    assert all(pairs.values())
+    for i, a in enumerate(SPLITS):
+        for b in SPLITS[i + 1 :]:
+            assert not pairs[a] & pairs[b], f"{a} and {b} share city pairs"  # not even in the other order
+    assert {(0, 1), (1, 0)} <= {tuple(p) for p in corpus.test.pairs.tolist()}  # 北京/上海: a test pair
+    # every city is still seen in every split as today's and as yesterday's city
+    for name in SPLITS:
+        split = getattr(corpus, name)
+        assert set(split.pairs[:, 0]) == set(split.pairs[:, 1]) == set(range(len(CITY_DISHES))), name
+    assert (len(corpus.train), len(corpus.validation), len(corpus.test)) == (1872, 288, 288)  # the documented sizes
+
+
+def test_the_corpus_is_deterministic(corpus):
+    again = make_corpus()
+    for name in SPLITS:
+        for field in ("tokens", "blank", "target", "today", "yesterday", "pairs", "template"):
+            np.testing.assert_array_equal(getattr(getattr(again, name), field), getattr(getattr(corpus, name), field))
+    other = make_corpus(seed=1)
+    assert not np.array_equal(other.test.pairs, corpus.test.pairs)  # the seed does choose the split
+
+
+@pytest.mark.parametrize("n_cities, validation, test", [(7, 2, 2), (9, 2, 4), (18, 6, 2), (18, 2, 12)])
+def test_split_city_pairs_covers_every_ordered_pair_once(n_cities, validation, test):
+    train_pairs, val_pairs, test_pairs = split_city_pairs(n_cities, validation, test, seed=3)
     everything = [(y, t) for y in range(n_cities) for t in range(n_cities) if y != t]
-    assert sorted(train_pairs + heldout_pairs) == everything
-    held_per_city = np.bincount([y for y, _ in heldout_pairs], minlength=n_cities)
-    assert (held_per_city == partners).all()
-    assert not {frozenset(p) for p in train_pairs} & {frozenset(p) for p in heldout_pairs}
+    assert sorted(train_pairs + val_pairs + test_pairs) == everything
+    for pairs, partners in ((val_pairs, validation), (test_pairs, test)):
+        assert (np.bincount([y for y, _ in pairs], minlength=n_cities) == partners).all()
+        assert (np.bincount([t for _, t in pairs], minlength=n_cities) == partners).all()
+    unordered = [{frozenset(p) for p in pairs} for pairs in (train_pairs, val_pairs, test_pairs)]
+    assert not (unordered[0] & unordered[1] or unordered[0] & unordered[2] or unordered[1] & unordered[2])
 
 
 def test_sentences_say_what_their_labels_say(corpus):
-    for split in (corpus.train, corpus.heldout):
+    for split in (corpus.train, corpus.validation, corpus.test):
         rows = np.arange(len(split))
         vocab = np.array(corpus.vocab)
         cities = np.array([c for c, _ in CITY_DISHES])
@@ -124,7 +144,7 @@ def test_gradients_match_pytorch_autograd(corpus):
     torch = pytest.importorskip("torch")
     config = TinyConfig(len(corpus.vocab), corpus.max_len, d_model=6, n_heads=3, n_layers=2)
     params = init_params(config, seed=2)
-    tokens, blank, target = corpus.heldout.tokens[:9], corpus.heldout.blank[:9], corpus.heldout.target[:9]
+    tokens, blank, target = corpus.test.tokens[:9], corpus.test.blank[:9], corpus.test.target[:9]
     loss, grads = gradients(params, config, tokens, blank, target)
 
     p = {name: torch.tensor(value, requires_grad=True) for name, value in params.items()}
@@ -162,7 +182,7 @@ def test_attention_layer_is_residual_plus_multi_head_attention(batch, n, d_k, h)
 def test_padding_after_the_blank_changes_nothing(corpus):
     config = TinyConfig(len(corpus.vocab), corpus.max_len + 3, d_model=8, n_heads=2)
     params = init_params(config, seed=4)
-    split = corpus.heldout
+    split = corpus.test
     logits, _ = forward(params, config, split.tokens, split.blank)
     longer = np.pad(split.tokens, ((0, 0), (0, 3)), constant_values=7)  # any tokens after the blank
     logits_longer, _ = forward(params, config, longer, split.blank)
@@ -172,7 +192,7 @@ def test_padding_after_the_blank_changes_nothing(corpus):
 def test_a_blocked_token_gets_exactly_zero_weight(corpus):
     config = TinyConfig(len(corpus.vocab), corpus.max_len, d_model=8, n_heads=2)
     params = init_params(config, seed=5)
-    split = corpus.heldout
+    split = corpus.test
     rows = np.arange(len(split))
     for scope in ("all", split.blank):
         mask = attention_mask(corpus.max_len, split.today, scope)
@@ -195,10 +215,10 @@ def test_adam_first_step_moves_each_entry_by_lr_against_its_gradient():
 
 def test_training_reaches_the_targets(corpus, trained):
     params, config = trained.params, trained.config
-    assert trained.reached_target
-    assert accuracy(params, config, corpus.heldout) >= 0.99
-    today = role_attention(params, config, corpus.heldout, "today")  # [layers, heads]
-    yesterday = role_attention(params, config, corpus.heldout, "yesterday")
+    assert trained.reached_target and trained.history[-1]["validation_accuracy"] >= 0.99
+    assert accuracy(params, config, corpus.test) >= 0.99  # seed 0; other seeds: tests/test_tiny_experiment.py
+    today = role_attention(params, config, corpus.test, "today")  # [layers, heads]
+    yesterday = role_attention(params, config, corpus.test, "yesterday")
     layer, head = np.unravel_index(np.argmax(today), today.shape)
     assert today[layer, head] >= 0.8
     assert yesterday[layer, head] <= 0.05
@@ -207,23 +227,59 @@ def test_training_reaches_the_targets(corpus, trained):
 def test_blocking_the_today_city_breaks_the_model_and_yesterday_does_not(corpus, trained):
     params, config = trained.params, trained.config
     chance = 1 / len(CITY_DISHES)
-    assert ablation_accuracy(params, config, corpus.heldout, "today") < 2 * chance
-    assert ablation_accuracy(params, config, corpus.heldout, "yesterday") >= 0.97
+    assert ablation_accuracy(params, config, corpus.test, "today") < 2 * chance
+    assert ablation_accuracy(params, config, corpus.test, "yesterday") >= 0.97
 
 
 def test_checkpoints_record_training(corpus, trained):
     steps = [step for step, _ in trained.checkpoints]
     assert steps[0] == 0 and steps[-1] == trained.steps and steps == sorted(set(steps))
     first, last = trained.checkpoints[0][1], trained.checkpoints[-1][1]
-    assert accuracy(first, trained.config, corpus.heldout) < 0.2  # untrained: near chance
+    assert accuracy(first, trained.config, corpus.test) < 0.2  # untrained: near chance
     for name, value in trained.params.items():
         np.testing.assert_array_equal(last[name], value)
         assert last[name] is not value  # copies, not references to the live arrays
 
 
+def test_training_never_looks_at_the_test_split(corpus, trained):
+    # scramble the test sentences: if train() read them at all, something about the run would change
+    rng = np.random.default_rng(0)
+    scrambled = dataclasses.replace(
+        corpus.test, tokens=rng.permutation(corpus.test.tokens), target=rng.permutation(corpus.test.target)
+    )
+    again = train(dataclasses.replace(corpus, test=scrambled), seed=0)
+    assert again.steps == trained.steps and again.history == trained.history
+    for name, value in trained.params.items():
+        np.testing.assert_array_equal(again.params[name], value)
+
+
+def test_training_stops_on_the_validation_split(corpus):
+    # validation sentences whose answers are all wrong: the target can never be met, training runs to the end
+    wrong = dataclasses.replace(corpus.validation, target=np.roll(corpus.validation.target, 1))
+    result = train(dataclasses.replace(corpus, validation=wrong), seed=0, max_steps=12, eval_every=4)
+    assert not result.reached_target and result.steps == 12
+    assert [h["step"] for h in result.history] == [0, 4, 8, 12]
+    assert all(h["validation_accuracy"] < 0.2 for h in result.history)
+
+
+def test_progress_is_called_once_per_step_and_sees_what_history_records(corpus):
+    events = []
+    result = train(corpus, seed=0, max_steps=12, eval_every=5, target_accuracy=1.0, progress=events.append)
+    assert [e["step"] for e in events] == list(range(result.steps + 1)) == list(range(13))
+    assert all(e["max_steps"] == 12 for e in events) and [e["done"] for e in events] == [False] * 12 + [True]
+    measured = [
+        (e["step"], e["loss"], e["validation_accuracy"]) for e in events if e["validation_accuracy"] is not None
+    ]
+    assert measured == [(h["step"], h["loss"], h["validation_accuracy"]) for h in result.history]
+    assert [step for step, _, _ in measured] == [0, 5, 10, 12]
+    assert result.settings["seed"] == 0 and result.settings["max_steps"] == 12 and result.settings["dtype"] == "float32"
+    with pytest.raises(TypeError, match="progress must be a function"):
+        train(corpus, max_steps=1, progress="tqdm")
+
+
 def test_blank_attention_rows_are_distributions(corpus, trained):
-    weights = blank_attention(trained.params, trained.config, corpus.heldout)
-    config, split = trained.config, corpus.heldout
+    weights = blank_attention(trained.params, trained.config, corpus.test)
+    config, split = trained.config, corpus.test
     assert weights.shape == (config.n_layers, config.n_heads, len(split), corpus.max_len)
     np.testing.assert_allclose(weights.sum(-1), 1.0, rtol=1e-5)
     after_blank = np.arange(corpus.max_len)[None, :] > split.blank[:, None]
@@ -236,7 +292,7 @@ def test_blank_attention_rows_are_distributions(corpus, trained):
 def test_bad_input_errors_name_the_argument(corpus):
     config = TinyConfig(len(corpus.vocab), corpus.max_len, d_model=8, n_heads=2)
     params = init_params(config)
-    tokens, blank = corpus.heldout.tokens[:3], corpus.heldout.blank[:3]
+    tokens, blank = corpus.test.tokens[:3], corpus.test.blank[:3]
     with pytest.raises(ValueError, match="n_heads=3 does not divide d_model=8"):
         TinyConfig(10, 5, d_model=8, n_heads=3)
     with pytest.raises(ValueError, match="vocab_size=0"):
@@ -256,9 +312,9 @@ def test_bad_input_errors_name_the_argument(corpus):
     with pytest.raises(ValueError, match="blocked positions must lie in"):
         attention_mask(4, np.array([4]))
     with pytest.raises(ValueError, match="role='tomorrow'"):
-        role_attention(params, config, corpus.heldout, "tomorrow")
+        role_attention(params, config, corpus.test, "tomorrow")
     with pytest.raises(ValueError, match="scope='everywhere'"):
-        ablation_accuracy(params, config, corpus.heldout, "today", scope="everywhere")
+        ablation_accuracy(params, config, corpus.test, "today", scope="everywhere")
     with pytest.raises(TypeError, match="split must be a corpus Split"):
         blank_attention(params, config, tokens)
     with pytest.raises(TypeError, match="corpus must be a Corpus"):
@@ -270,8 +326,12 @@ def test_bad_input_errors_name_the_argument(corpus):
 
 
 def test_bad_corpus_input():
-    with pytest.raises(ValueError, match="heldout_partners=3 must be even"):
+    with pytest.raises(ValueError, match="validation_partners=3 must be even"):
         split_city_pairs(10, 3)
+    with pytest.raises(ValueError, match="test_partners=1 must be even"):
+        split_city_pairs(10, 2, 1)
+    with pytest.raises(ValueError, match=r"validation_partners \+ test_partners = 8 must be at most n_cities - 3 = 6"):
+        split_city_pairs(9, 4, 4)
     with pytest.raises(ValueError, match="distinct cities and dishes"):
         make_corpus(city_dishes=CITY_DISHES[:5] + (("北京", "炸酱面"),))
     with pytest.raises(ValueError, match="must contain {T} and {Y} exactly once"):
@@ -292,7 +352,7 @@ def test_plots_draw_in_both_languages(corpus, trained):
     from attn_lib.tiny_plots import plot_ablation, plot_blank_attention, plot_training
     from attn_lib.tiny_training import attention_during_training
 
-    split = corpus.heldout
+    split = corpus.test
     weights = blank_attention(trained.params, trained.config, split)[:, :, 0, : split.blank[0] + 1]  # [L, h, n]
     tokens = corpus.decode(split.tokens[0])
     steps, today, yesterday = attention_during_training(trained, split)
@@ -306,7 +366,7 @@ def test_plots_draw_in_both_languages(corpus, trained):
         fig = plot_training(
             [h["step"] for h in history],
             [h["loss"] for h in history],
-            [h["heldout_accuracy"] for h in history],
+            [h["validation_accuracy"] for h in history],
             steps,
             today[:, -1, 0],
             yesterday[:, -1, 0],
@@ -314,7 +374,7 @@ def test_plots_draw_in_both_languages(corpus, trained):
         )
         assert fig.axes[1].get_title() == t("tiny.attention_training_title", lang)
         fig = plot_ablation(1.0, 0.05, 0.99, 1 / 18, lang=lang)
-        assert fig.axes[0].get_ylabel() == t("tiny.heldout_accuracy", lang)
+        assert fig.axes[0].get_ylabel() == t("tiny.test_accuracy", lang)
         fig.canvas.draw()  # renders every label: a missing glyph would raise (conftest)
     with pytest.raises(ValueError, match="tokens has 2 entries"):
         plot_blank_attention(weights, tokens[:2])
