@@ -247,6 +247,21 @@ def test_learner_code_passes_in_float32(exercise):
     assert result.ok, result.verdict("en")
 
 
+def test_the_window_of_the_hint_passes():
+    """Exercise B's hint compares list slices with `==`: the context arrives as a list, like the notebook's."""
+
+    def from_the_hint(corpus, context, k):
+        window, counts = context[-k:], {}
+        for sentence, count in corpus:
+            tokens = sentence.split()
+            for i in range(len(tokens) - k):
+                if tokens[i : i + k] == window:
+                    counts[tokens[i + k]] = counts.get(tokens[i + k], 0) + count
+        return counts
+
+    assert ex.run_window_counts_checks(from_the_hint).ok
+
+
 def test_the_loop_version_of_notebook_02_passes():
     assert ex.run_attend_one_checks(learner_one_loops).ok
 
