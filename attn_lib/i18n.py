@@ -457,6 +457,11 @@ STRINGS = {
         "d_model_table.large": "large",
         "d_model_table.very large": "very large",
         "d_model_table.no_row": "-- in no row --",
+        # --- notebook 02: vectors as arrows (attn_lib/vector_plots.py) ---
+        "vectors.dot_title": "The dot product: how well k lines up with q, times the two lengths",
+        "vectors.direction": "q's direction (dotted: each key's shadow on it)",
+        "vectors.component": "component {i}",
+        "vectors.arrows_title": "the query and the keys as arrows",
         # --- learned attention (attn_lib/tiny_model.py) ---
         "tiny.layer_head": "layer {layer}, head {head}",
         "tiny.blank_attention_title": "Where the blank looks",
@@ -1127,6 +1132,11 @@ STRINGS = {
         "d_model_table.large": "大型模型",
         "d_model_table.very large": "超大型模型",
         "d_model_table.no_row": "（不在任何一行）",
+        # --- notebook 02: vectors as arrows (attn_lib/vector_plots.py) ---
+        "vectors.dot_title": "点积：k 与 q 的方向有多一致，再乘上两者的长度",
+        "vectors.direction": "q 的方向（虚线：每个键在这条线上的投影）",
+        "vectors.component": "第 {i} 个分量",
+        "vectors.arrows_title": "把查询和键画成箭头",
         "pretrained.waiting": "attn_lib：另一个进程正在获取模型文件，等待它完成",
         "pretrained.cache_unset": "未设置",
         "pretrained.cache_unusable": (
