@@ -49,6 +49,8 @@ def plot_dot_products(query, keys, labels, *, axis_labels=None, title=None, lang
     query, keys = np.asarray(query, dtype=float), np.asarray(keys, dtype=float)
     if query.shape != (2,):
         raise ValueError(f"plot_dot_products draws 2-D vectors: query must have 2 components, got {query.shape}")
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, (list, tuple)):
+        raise TypeError(f"labels must be a list of {len(keys)} key names (strings), got {type(labels).__name__}")
     labels = [str(label) for label in labels]
     if len(labels) != len(keys):
         raise ValueError(f"labels has {len(labels)} entries but there are {len(keys)} keys")

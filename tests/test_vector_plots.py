@@ -65,3 +65,9 @@ def test_the_longer_key_wins_though_it_points_elsewhere():
 def test_bad_input_gets_a_clear_error(query, keys, labels, pattern):
     with pytest.raises(ValueError, match=pattern):
         plot_dot_products(query, keys, labels)
+
+
+@pytest.mark.parametrize("labels", [None, "昨天北京", 4])
+def test_labels_must_be_a_list(labels):
+    with pytest.raises(TypeError, match="labels must be a list of 4 key names"):
+        plot_dot_products(QUERY, KEYS, labels)
