@@ -21,6 +21,7 @@ Around the core, one module per concept (import them by name; none is loaded wit
     widget_figures  the fast-redrawing pictures behind the widgets
     i18n            every string the package draws, in English and Chinese (set_language)
     exercises       self-checking exercises that diagnose the classic mistakes
+    counting_exercises, basics_exercises   the checkers of notebooks 01-03 (exercises re-exports them)
     ngram           the counted next-token model of notebook 01
     position, block, position_widgets, position_exercises   positions, RoPE, the transformer block (notebook 07)
     corpus, tiny_model, tiny_training, tiny_plots, tiny_widgets   the model trained in notebook 08

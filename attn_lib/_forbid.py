@@ -11,7 +11,7 @@ a `functools.partial` or a helper function of the learner's that calls it are al
 import os
 import sys
 
-from attn_lib import core, efficient, multihead
+from attn_lib import core, efficient, multihead, ngram
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
     "scaled_dot_product_attention",
@@ -29,6 +29,7 @@ _DOING_THE_WORK_OF = {
     "merge_heads": ("merge_heads", "multi_head_attention"),
     "multi_head_attention": ("multi_head_attention",),
     "count_parameters": ("count_parameters",),
+    "count_next_tokens": ("count_next_tokens",),  # next_token_distribution calls it, so it is seen too
 }
 FORBIDDABLE = tuple(_DOING_THE_WORK_OF)
 
@@ -48,12 +49,11 @@ def _public_codes():
         "tiled_attention": (efficient.tiled_attention,),
         "blocked_attention_with_weights": (efficient.blocked_attention_with_weights,),
         "KVCache": tuple(f for f in vars(efficient.KVCache).values() if hasattr(f, "__code__")),
+        "count_next_tokens": (ngram.count_next_tokens,),
     }
-    in_efficient = {"tiled_attention", "blocked_attention_with_weights", "KVCache"}
-    return {
-        name: {f.__code__: ("attn_lib.efficient." if name in in_efficient else "attn_lib.") + name for f in fs}
-        for name, fs in functions.items()
-    }
+    module = dict.fromkeys(("tiled_attention", "blocked_attention_with_weights", "KVCache"), "efficient.")
+    module["count_next_tokens"] = "ngram."
+    return {name: {f.__code__: "attn_lib." + module.get(name, "") + name for f in fs} for name, fs in functions.items()}
 
 
 def check_forbid(forbid):
@@ -79,9 +79,10 @@ class Watch:
         public = _public_codes()
         self.codes = {}  # code object -> (its public name, the forbidden name it does the work of)
         for what in check_forbid(forbid):
+            what_name = next(iter(public[what].values()))  # "attn_lib.softmax", "attn_lib.ngram.count_next_tokens"
             for doer in _DOING_THE_WORK_OF[what]:
                 for code, name in public[doer].items():
-                    self.codes.setdefault(code, (name, "attn_lib." + what))
+                    self.codes.setdefault(code, (name, what_name))
         self.found = None
         self.top = None  # the checker's frame that calls the learner's function
 

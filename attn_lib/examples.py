@@ -145,17 +145,35 @@ def projection_spreads(seeds=range(1000), d_k=CAT_D_K):
 
 # --- the d_model table -----------------------------------------------------------------------------
 
-#: The article's table: size class, d_model range it gives, and the models it names.
+#: The article's table: size class (its words 小型模型 ... are i18n's "d_model_table.<size>"), the d_model
+#: range it gives, the models it names as written, and those models' names in `MODELS` ("named").
 ARTICLE_D_MODEL_TABLE = (
-    {"size": "small", "d_model": "768", "models": "BERT-Base, GPT-2 Small"},
-    {"size": "medium", "d_model": "1024-1280", "models": "BERT-Large, GPT-2 Medium"},
-    {"size": "large", "d_model": "1600-5120", "models": "GPT-3 (1.3B-13B), LLaMA-7B/13B"},
-    {"size": "very large", "d_model": "6656-12288", "models": "LLaMA-65B, GPT-3 (175B)"},
+    {"size": "small", "d_model": "768", "models": "BERT-Base, GPT-2 Small", "named": ("BERT-Base", "GPT-2 Small")},
+    {
+        "size": "medium",
+        "d_model": "1024-1280",
+        "models": "BERT-Large, GPT-2 Medium",
+        "named": ("BERT-Large", "GPT-2 Medium"),
+    },
+    {
+        "size": "large",
+        "d_model": "1600-5120",
+        "models": "GPT-3 (1.3B-13B), LLaMA-7B/13B",
+        "named": ("GPT-3 1.3B", "GPT-3 2.7B", "GPT-3 6.7B", "GPT-3 13B", "LLaMA-7B", "LLaMA-13B"),
+    },
+    {
+        "size": "very large",
+        "d_model": "6656-12288",
+        "models": "LLaMA-65B, GPT-3 (175B)",
+        "named": ("LLaMA-65B", "GPT-3 175B"),
+    },
 )
 
 #: Published configurations of real models: d_model, heads h, per-head d_k, layers.
-#: Sources: each model's paper or released config. d_k * h = d_model for all but Gemma-7B,
-#: whose heads are wider than d_model / h, and d_k is not always 64.
+#: Sources: each model's paper or released config; the GPT-3 models as printed in Table 2.1 of the
+#: GPT-3 paper (Brown et al. 2020). d_k * h = d_model for all but three: Gemma-7B, whose heads are
+#: wider than d_model / h, and GPT-3 1.3B (24 x 128 = 3072, d_model 2048) and 13B (40 x 128 = 5120,
+#: d_model 5140), whose d_model is not even divisible by h. And d_k is not always 64.
 MODELS = (
     {"model": "Transformer-base", "d_model": 512, "n_heads": 8, "d_k": 64, "n_layers": 6},
     {"model": "BERT-Base", "d_model": 768, "n_heads": 12, "d_k": 64, "n_layers": 12},
@@ -164,11 +182,13 @@ MODELS = (
     {"model": "GPT-2 Medium", "d_model": 1024, "n_heads": 16, "d_k": 64, "n_layers": 24},
     {"model": "GPT-2 Large", "d_model": 1280, "n_heads": 20, "d_k": 64, "n_layers": 36},
     {"model": "GPT-2 XL", "d_model": 1600, "n_heads": 25, "d_k": 64, "n_layers": 48},
+    {"model": "GPT-3 1.3B", "d_model": 2048, "n_heads": 24, "d_k": 128, "n_layers": 24},
     {"model": "GPT-3 2.7B", "d_model": 2560, "n_heads": 32, "d_k": 80, "n_layers": 32},
     {"model": "GPT-3 6.7B", "d_model": 4096, "n_heads": 32, "d_k": 128, "n_layers": 32},
     {"model": "LLaMA-7B", "d_model": 4096, "n_heads": 32, "d_k": 128, "n_layers": 32},
     {"model": "GPT-J 6B", "d_model": 4096, "n_heads": 16, "d_k": 256, "n_layers": 28},
     {"model": "LLaMA-13B", "d_model": 5120, "n_heads": 40, "d_k": 128, "n_layers": 40},
+    {"model": "GPT-3 13B", "d_model": 5140, "n_heads": 40, "d_k": 128, "n_layers": 40},
     {"model": "GPT-NeoX-20B", "d_model": 6144, "n_heads": 64, "d_k": 96, "n_layers": 44},
     {"model": "LLaMA-33B", "d_model": 6656, "n_heads": 52, "d_k": 128, "n_layers": 60},
     {"model": "LLaMA-65B", "d_model": 8192, "n_heads": 64, "d_k": 128, "n_layers": 80},

@@ -593,3 +593,36 @@ __all__ += [
     "run_rope_checks",
     "run_layer_norm_checks",
 ]
+
+# --- notebooks 01-03: counting, the three steps, Q, K, V (attn_lib/counting_exercises.py, basics_exercises.py) ---
+from attn_lib.basics_exercises import (  # noqa: E402 (appended: the checkers of notebooks 02 and 03)
+    check_attend_all,
+    check_attend_one,
+    check_qkv,
+    check_relevance_scores,
+    run_attend_all_checks,
+    run_attend_one_checks,
+    run_qkv_checks,
+    run_relevance_scores_checks,
+)
+from attn_lib.counting_exercises import (  # noqa: E402 (appended: the checkers of notebook 01)
+    check_next_token_probabilities,
+    check_window_counts,
+    run_next_token_probabilities_checks,
+    run_window_counts_checks,
+)
+
+__all__ += [
+    "check_next_token_probabilities",
+    "check_window_counts",
+    "check_attend_one",
+    "check_attend_all",
+    "check_qkv",
+    "check_relevance_scores",
+    "run_next_token_probabilities_checks",
+    "run_window_counts_checks",
+    "run_attend_one_checks",
+    "run_attend_all_checks",
+    "run_qkv_checks",
+    "run_relevance_scores_checks",
+]

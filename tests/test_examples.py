@@ -29,13 +29,35 @@ def test_article_cat_weights_are_rows_of_probabilities_without_a_causal_mask():
     assert (w[np.triu_indices(3, k=1)] > 0).any()
 
 
-def test_models_heads_times_d_k_is_d_model_except_gemma():
+def test_models_heads_times_d_k_is_d_model_except_gemma_and_two_gpt3_models():
     exceptions = []
     for entry in examples.MODELS:
         assert {"model", "d_model", "n_heads", "d_k", "n_layers"} <= set(entry)
         if entry["d_k"] * entry["n_heads"] != entry["d_model"]:
             exceptions.append(entry["model"])
-    assert exceptions == ["Gemma-7B"]
+    assert exceptions == ["GPT-3 1.3B", "GPT-3 13B", "Gemma-7B"]
+
+
+def test_the_articles_own_gpt3_models_break_its_rules_as_printed_in_the_gpt3_paper():
+    """Table 2.1 of Brown et al. 2020: 1.3B has 24 heads of 128 at d_model 2048, 13B 40 heads of 128 at 5140."""
+    by_name = {entry["model"]: entry for entry in examples.MODELS}
+    small, large = by_name["GPT-3 1.3B"], by_name["GPT-3 13B"]
+    assert (small["d_model"], small["n_heads"], small["d_k"], small["n_layers"]) == (2048, 24, 128, 24)
+    assert (large["d_model"], large["n_heads"], large["d_k"], large["n_layers"]) == (5140, 40, 128, 40)
+    assert small["d_model"] % small["n_heads"] == 8 and large["d_model"] % large["n_heads"] == 20  # not divisible
+    assert large["d_model"] % 64 == 20  # not a multiple of 64 either
+    not_divisible = [entry["model"] for entry in examples.MODELS if entry["d_model"] % entry["n_heads"]]
+    assert not_divisible == ["GPT-3 1.3B", "GPT-3 13B"]
+
+
+def test_the_d_model_table_names_models_that_exist():
+    names = {entry["model"] for entry in examples.MODELS}
+    for row in examples.ARTICLE_D_MODEL_TABLE:
+        assert set(row["named"]) <= names, row
+        for name in row["named"]:  # the family is in the row's text ("GPT-3 (1.3B-13B)" names 1.3B, ..., 13B)
+            assert name.split()[0].split("-")[0] in row["models"], (name, row["models"])
+    large = next(row for row in examples.ARTICLE_D_MODEL_TABLE if row["size"] == "large")
+    assert {"GPT-3 1.3B", "GPT-3 13B", "LLaMA-7B", "LLaMA-13B"} <= set(large["named"])
 
 
 def test_models_include_the_facts_the_course_quotes():
@@ -146,3 +168,36 @@ def test_row_helpers_reject_bad_input():
         examples.row_cosines([[1.0, 0.0], [0.0, 0.0]])
     with pytest.raises(ValueError, match="finite 2-D array"):
         examples.row_cosines([1.0, 2.0])
+
+
+def test_the_d_model_facts_notebook_03_prints():
+    """What notebook 03 prints and says about the article's table and its rules, pinned here instead of there."""
+    by_name = {entry["model"]: entry for entry in examples.MODELS}
+    widths = {name: entry["d_model"] for name, entry in by_name.items()}
+    assert sorted(name for name, width in widths.items() if width % 64) == ["GPT-3 13B", "TinyBERT-4L-312D"]
+    assert widths["TinyBERT-4L-312D"] == 12 * 26 and widths["TinyBERT-4L-312D"] % 64 == 56
+    assert sorted({entry["d_k"] for entry in examples.MODELS} - {64}) == [26, 32, 80, 96, 128, 256]
+    gemma = by_name["Gemma-7B"]
+    assert (gemma["n_heads"], gemma["d_model"] // gemma["n_heads"], gemma["d_k"]) == (16, 192, 256)
+    ranges = {}
+    for row in examples.ARTICLE_D_MODEL_TABLE:
+        low, _, high = row["d_model"].partition("-")
+        ranges[row["size"]] = (int(low), int(high or low))
+    assert ranges == {"small": (768, 768), "medium": (1024, 1280), "large": (1600, 5120), "very large": (6656, 12288)}
+    unnamed = []  # range ends whose models the row does not name
+    for row in examples.ARTICLE_D_MODEL_TABLE:
+        for end in sorted(set(ranges[row["size"]])):
+            at_end = {name for name, width in widths.items() if width == end}
+            assert at_end, f"no model in MODELS has the width {end}"
+            if not at_end & set(row["named"]):
+                unnamed.append((end, sorted(at_end)))
+    assert unnamed == [(1280, ["GPT-2 Large"]), (1600, ["GPT-2 XL"]), (6656, ["LLaMA-33B"])]
+
+    def row_of(width):
+        return next((size for size, (low, high) in ranges.items() if low <= width <= high), None)
+
+    outside = [
+        name for row in examples.ARTICLE_D_MODEL_TABLE for name in row["named"] if row_of(widths[name]) != row["size"]
+    ]
+    assert outside == ["GPT-3 13B"]  # 5140 > 5120, the end of the row that names it
+    assert row_of(widths["GPT-NeoX-20B"]) is None and row_of(widths["GPT-3 13B"]) is None

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_basics_exercises import WRONG as BASICS_WRONG
 from test_position_exercises import WRONG as POSITION_WRONG
 
 import attn_lib
@@ -396,6 +397,7 @@ def test_every_diagnosis_in_i18n_is_reached_by_a_test():
     diagnoses = {key.removeprefix("exercises.") for key in STRINGS["en"] if key.startswith("exercises.")}
     diagnoses = {key for key in diagnoses if not framing.match(f"exercises.{key}")}
     reached = {key for _, key, _ in WRONG + POSITION_WRONG} | BAD_INPUT_KEYS  # + notebook 07's checkers
+    reached |= {key for _, key, _ in BASICS_WRONG}  # + the checkers of notebooks 01-03
     assert diagnoses == reached
 
 

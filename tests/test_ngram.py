@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attn_lib.examples import TINY_CORPUS
+from attn_lib.examples import SHANGHAI_TOKENS, TINY_CORPUS, WEATHER_CONTINUATIONS
 from attn_lib.ngram import count_next_tokens, next_token_distribution
 
 # A corpus small enough to count by hand:
@@ -67,6 +67,29 @@ def test_tiny_corpus_weather_example():
     tokens, probs = next_token_distribution(TINY_CORPUS, "今天 天气", 3)
     assert set(tokens) == {"很好", "不错", "真热"}
     np.testing.assert_allclose(probs, [expected[t] / sum(expected.values()) for t in tokens])
+
+
+def test_tiny_corpus_gives_notebook_01s_numbers():
+    """The exact numbers notebook 01 prints (and its text states), pinned here rather than in the notebook."""
+    assert sum(count for _, count in TINY_CORPUS) == 33
+    assert len({token for sentence, _ in TINY_CORPUS for token in sentence.split()}) == 22
+    tokens, probs = next_token_distribution(TINY_CORPUS, "今天 天气", 3)
+    assert tokens == WEATHER_CONTINUATIONS and probs.tolist() == [0.5, 0.3, 0.2]
+    tokens, probs = next_token_distribution(TINY_CORPUS, "今天 天气", 2)  # 天气 alone: 昨天/明天 count too
+    assert tokens == WEATHER_CONTINUATIONS
+    np.testing.assert_allclose(probs, [6 / 13, 5 / 13, 2 / 13], rtol=1e-15)
+    bigram = count_next_tokens(TINY_CORPUS, "今天 在 北京 吃了", 2)
+    assert bigram == {"烤鸭": 6, "小笼包": 6, "火锅": 4, "肉夹馍": 2, "热干面": 2}
+    for city in ("上海", "成都"):
+        assert count_next_tokens(TINY_CORPUS, f"今天 在 {city} 吃了", 2) == bigram
+    assert count_next_tokens(TINY_CORPUS, list(SHANGHAI_TOKENS), 2) == bigram
+    assert count_next_tokens(TINY_CORPUS, "今天 在 上海 吃了", 3) == {"小笼包": 4}
+    for city in ("北京", "上海", "成都"):
+        assert count_next_tokens(TINY_CORPUS, f"今天 在 {city} 和 朋友 吃了", 3) == {"烤鸭": 2, "小笼包": 2, "火锅": 1}
+    prompt = "今天 在 上海 和 朋友 吃了"
+    assert count_next_tokens(TINY_CORPUS, prompt, 4) == {"烤鸭": 2, "小笼包": 2, "火锅": 1}
+    assert count_next_tokens(TINY_CORPUS, prompt, 5) == count_next_tokens(TINY_CORPUS, prompt, 6) == {"小笼包": 2}
+    assert count_next_tokens(TINY_CORPUS, prompt, 7) == {}
 
 
 @settings(deadline=None, max_examples=50)
