@@ -593,3 +593,22 @@ __all__ += [
     "run_rope_checks",
     "run_layer_norm_checks",
 ]
+
+# --- notebook 11: attention in modern models (attn_lib/modern_exercises.py) -------------------------
+from attn_lib.modern_exercises import (  # noqa: E402 (appended: the checkers of notebook 11)
+    check_grouped_query_attention,
+    check_kv_cache_bytes,
+    check_sliding_window_mask,
+    run_grouped_query_attention_checks,
+    run_kv_cache_bytes_checks,
+    run_sliding_window_mask_checks,
+)
+
+__all__ += [
+    "check_grouped_query_attention",
+    "check_sliding_window_mask",
+    "check_kv_cache_bytes",
+    "run_grouped_query_attention_checks",
+    "run_sliding_window_mask_checks",
+    "run_kv_cache_bytes_checks",
+]

@@ -265,3 +265,27 @@ def test_grouped_kv_cache_bad_input_and_atomic_steps():
     assert cache.length == 0  # nothing was stored
     out = cache.decode_step(np.ones((6, 2)), np.ones((2, 2)), np.array([[1.0, 2.0], [3.0, 4.0]]))
     np.testing.assert_array_equal(out, [[1, 2]] * 3 + [[3, 4]] * 3)  # one key: each group gets its head's value
+
+
+# --- the published configurations --------------------------------------------------------------------
+
+
+def test_the_published_configurations_are_consistent():
+    from attn_lib.model_configs import CONFIGS, FALCON_7B, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B, OPT_13B
+
+    for config in CONFIGS:
+        assert config.n_heads * config.d_head == config.d_model, config.name
+        assert config.n_heads % config.n_kv_heads == 0, config.name
+        assert config.source, config.name
+    assert [c.kind for c in (LLAMA2_7B, OPT_13B, LLAMA2_70B, MISTRAL_7B, FALCON_7B)] == [
+        "MHA",
+        "MHA",
+        "GQA",
+        "GQA",
+        "MQA",
+    ]
+    opt = kv_cache_bytes(OPT_13B.n_layers, OPT_13B.n_kv_heads, OPT_13B.d_head)
+    assert opt == 2 * 5120 * 40 * 2 == 800 * 1024  # the PagedAttention paper's own product
+    # Mistral's rolling buffer keeps W = 4096 positions: "reduces the cache memory usage by 8x" at 32k tokens
+    full, windowed = (kv_cache_bytes(32, 8, 128, n) for n in (32_768, min(32_768, MISTRAL_7B.sliding_window)))
+    assert full == 8 * windowed
