@@ -666,7 +666,10 @@ STRINGS = {
         "diagrams.window_note": "Filled: what the last token's output can depend on. Lines: what each position"
         " attends to.",
         "modern.kv_label": "K/V heads",
-        "modern.kv_head_title": "head {i} · K/V {j}",
+        "modern.kv_groups_own": "every query head has its own K/V head (multi-head)",
+        "modern.kv_groups_one": "all {h} query heads share K/V head 1 (multi-query)",
+        "modern.kv_group": "heads {a}–{b} share K/V head {j}",
+        "modern.kv_group_sep": "; ",
         "modern.kv_suptitle": "{h} query heads over 我昨天在北京吃了烤鸭，今天在上海吃了 (causal mask, random weights)",
         "modern.kv_info": "n_kv_heads = {n_kv_heads}: each key/value head serves {group} query heads. This layer caches"
         " 2 × {n_kv_heads} × {n_tokens} × {d_head} = {cache_numbers:,} numbers for the sentence, {fraction:.1%} of"
@@ -679,9 +682,9 @@ STRINGS = {
         "modern.position_query": "query position i",
         "modern.position_key": "key position j",
         "modern.position_input": "input position j",
-        "modern.window_info": "W = {window}, L = {layers}: the last token's output can depend on {reach} positions,"
-        " L · (W − 1) + 1 = {formula} (the round figure L · W = {round} counts each layer's own position again)."
-        " Counted from the composed masks of the {n} positions drawn: {measured}.",
+        "modern.window_info": "W = {window}, L = {layers}: the last token's receptive field is L · (W − 1) + 1 ="
+        " {formula} positions (the round figure L · W = {round} counts each layer's own position again). Counted"
+        " from the composed masks of the {n} positions drawn: {measured}.",
     },
     "zh": {
         "query_axis": "查询（发出注意力的词）",
@@ -1266,7 +1269,10 @@ STRINGS = {
         " {layers} · ({window} − 1) + 1 = {reach} 个位置",
         "diagrams.window_note": "实心：最后一个词元的输出能依赖的位置。连线：每个位置关注哪些位置。",
         "modern.kv_label": "键/值头数",
-        "modern.kv_head_title": "头 {i} · 键/值头 {j}",
+        "modern.kv_groups_own": "每个查询头都有自己的键/值头（多头注意力）",
+        "modern.kv_groups_one": "全部 {h} 个查询头共用键/值头 1（多查询注意力）",
+        "modern.kv_group": "头 {a}–{b} 共用键/值头 {j}",
+        "modern.kv_group_sep": "；",
         "modern.kv_suptitle": "{h} 个查询头，句子：我昨天在北京吃了烤鸭，今天在上海吃了（因果掩码，随机权重）",
         "modern.kv_info": "n_kv_heads = {n_kv_heads}：每个键/值头服务 {group} 个查询头。对这句话，这一层要缓存"
         " 2 × {n_kv_heads} × {n_tokens} × {d_head} = {cache_numbers:,} 个数，是多头注意力 {mha_numbers:,} 个的"
@@ -1279,8 +1285,8 @@ STRINGS = {
         "modern.position_query": "查询位置 i",
         "modern.position_key": "键的位置 j",
         "modern.position_input": "输入位置 j",
-        "modern.window_info": "W = {window}，L = {layers}：最后一个词元的输出能依赖 {reach} 个位置，"
-        "L · (W − 1) + 1 = {formula}（常说的 L · W = {round} 把每一层自己的位置又多算了一次）。"
+        "modern.window_info": "W = {window}，L = {layers}：最后一个词元的感受野是 L · (W − 1) + 1 = {formula}"
+        " 个位置（常说的 L · W = {round} 把每一层自己的位置又多算了一次）。"
         "由图中 {n} 个位置的掩码逐层复合数出来的结果：{measured}。",
     },
 }
