@@ -69,20 +69,26 @@ def _check_bool(value, name):
     return bool(value)
 
 
-def _hidden_in_block(p0, p1, j0, j1, causal, window):
+def _hidden_in_block(p0, p1, j0, j1, causal, window, cache=None):
     """bool [p1 - p0 + 1, j1 - j0]: which keys j0 .. j1-1 the queries at positions p0 .. p1 may not see.
 
-    None when every query of the block may see every key of it (no mask to apply).
+    None when every query of the block may see every key of it (no mask to apply). The pattern depends
+    only on p0 - j0 and the block's size, so `cache` (a dict) keeps the patterns already made.
     """
     future = causal and j1 - 1 > p0  # the first query of the block would see a key after itself
     too_old = window is not None and p1 - j0 >= window  # the last query would see a key outside its window
     too_new = window is not None and not causal and j1 - 1 - p0 >= window  # two-sided: too far ahead
     if not (future or too_old or too_new):
         return None
+    key = (p0 - j0, p1 - p0, j1 - j0)
+    if cache is not None and key in cache:
+        return cache[key]
     distance = np.arange(p0, p1 + 1)[:, None] - np.arange(j0, j1)  # [bq, 1] - [bk] -> [bq, bk]: p - j
     hidden = distance < 0 if causal else np.zeros(distance.shape, bool)
     if window is not None:
         hidden |= distance >= window if causal else np.abs(distance) >= window
+    if cache is not None:
+        cache[key] = hidden
     return hidden
 
 
@@ -118,6 +124,7 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
     q, k = np.broadcast_to(q, (*batch, *q.shape[-2:])), np.broadcast_to(k, (*batch, *k.shape[-2:]))  # views
     q = q * q.dtype.type(scale)  # scaling q (n_q x d_k numbers) is cheaper than scaling every score
     output = np.empty((*batch, n_q, d_v), dtype)  # [..., n_q, d_v]
+    patterns = {}  # the masks of blocks on the diagonal or the window's edge, made once per shape
 
     for i0 in range(0, n_q, block_q):
         i1 = min(i0 + block_q, n_q)
@@ -135,7 +142,7 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
             s = q_blk @ np.swapaxes(k[..., j0:j1, :], -1, -2)  # [..., bq, d_k] x [..., d_k, bk] -> [..., bq, bk]
             if check_overflow:
                 _check_no_overflow(s, q.dtype)
-            hidden = _hidden_in_block(p0, p1, j0, j1, causal, window)  # None, or bool [bq, bk]
+            hidden = _hidden_in_block(p0, p1, j0, j1, causal, window, patterns)  # None, or bool [bq, bk]
             if hidden is not None:
                 np.copyto(s, -np.inf, where=hidden)  # the future, and keys outside the window
             if mask is not None:

@@ -10,9 +10,9 @@ the keys older than the window removed, `sliding_window_mask(n, w) == band & cau
 kind of window, for a model that may look ahead). Combining it with `causal_mask` (or any other
 boolean mask, e.g. padding) is `&`, and `sliding_window_mask(n, n)` is `causal_mask(n)`.
 
-Counting convention: window = W keys, i - W + 1 .. i, as in Mistral's reference code and Hugging
-Face's (a key is visible when i - j < W). The Mistral paper's prose says "between i - W and i",
-which would be W + 1 positions.
+Counting convention: window = W keys, i - W + 1 .. i, as in Hugging Face's transformers (a key is
+visible when i - j < W). The Mistral 7B paper's prose says "between i - W and i", which would be
+W + 1 positions, and some implementations write i - j <= W.
 
 One layer lets position i read positions back to i - (W - 1). Stacked layers compose: position i
 of layer 2 reads positions of layer 1 that themselves read back W - 1 further, so after L layers

@@ -152,9 +152,9 @@ def test_tiled_with_a_window_computes_only_the_blocks_inside_it(monkeypatch):
     calls = []
     real = efficient._hidden_in_block
 
-    def counting(p0, p1, j0, j1, causal, window):
+    def counting(p0, p1, j0, j1, causal, window, cache=None):
         calls.append((p0, p1, j0, j1))
-        return real(p0, p1, j0, j1, causal, window)
+        return real(p0, p1, j0, j1, causal, window, cache)
 
     monkeypatch.setattr(efficient, "_hidden_in_block", counting)
     n, window, bq, bk = 1024, 64, 32, 32
