@@ -81,6 +81,16 @@ def check_heads_divide(d_model, n_heads):
         )
 
 
+def check_kv_heads_divide(n_heads, n_kv_heads):
+    """Raise ValueError unless n_kv_heads divides n_heads (each K/V head serves n_heads / n_kv_heads query heads)."""
+    if n_heads % n_kv_heads:
+        options = ", ".join(map(str, divisors(n_heads)))
+        raise ValueError(
+            f"n_kv_heads={n_kv_heads} does not divide n_heads={n_heads}: each key/value head serves a group of"
+            f" n_heads / n_kv_heads query heads, which must be a whole number (divisors of {n_heads}: {options})"
+        )
+
+
 def float_dtype(*arrays):
     """The common floating dtype of the arrays (float32 stays float32; ints become float64)."""
     dtype = np.result_type(*arrays)

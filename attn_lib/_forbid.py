@@ -11,7 +11,7 @@ a `functools.partial` or a helper function of the learner's that calls it are al
 import os
 import sys
 
-from attn_lib import core, efficient, multihead, ngram
+from attn_lib import core, efficient, grouped, multihead, ngram, sliding_window
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
     "scaled_dot_product_attention",
@@ -30,10 +30,27 @@ _DOING_THE_WORK_OF = {
     "multi_head_attention": ("multi_head_attention",),
     "count_parameters": ("count_parameters",),
     "count_next_tokens": ("count_next_tokens",),  # next_token_distribution calls it, so it is seen too
+    "grouped_attention": ("grouped_attention", "grouped_query_attention", "repeat_kv", "KVCache"),
+    "sliding_window_mask": ("sliding_window_mask",),
+    "kv_cache_bytes": ("kv_cache_bytes",),
 }
 FORBIDDABLE = tuple(_DOING_THE_WORK_OF)
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(core.__file__)) + os.sep
+
+
+_MODULES = {  # functions outside the package's top level, by module
+    "attn_lib.efficient.": ("tiled_attention", "blocked_attention_with_weights", "KVCache"),
+    "attn_lib.grouped.": ("grouped_attention", "grouped_query_attention", "repeat_kv", "kv_cache_bytes"),
+    "attn_lib.sliding_window.": ("sliding_window_mask",),
+    "attn_lib.ngram.": ("count_next_tokens",),
+}
+
+
+def public_name(name):
+    """Where a learner finds the function `name`: "attn_lib.softmax", "attn_lib.efficient.KVCache", ..."""
+    module = next((prefix for prefix, names in _MODULES.items() if name in names), "attn_lib.")
+    return module + name
 
 
 def _public_codes():
@@ -50,10 +67,13 @@ def _public_codes():
         "blocked_attention_with_weights": (efficient.blocked_attention_with_weights,),
         "KVCache": tuple(f for f in vars(efficient.KVCache).values() if hasattr(f, "__code__")),
         "count_next_tokens": (ngram.count_next_tokens,),
+        "grouped_attention": (grouped.grouped_attention,),
+        "grouped_query_attention": (grouped.grouped_query_attention,),
+        "repeat_kv": (grouped.repeat_kv,),
+        "sliding_window_mask": (sliding_window.sliding_window_mask,),
+        "kv_cache_bytes": (grouped.kv_cache_bytes,),
     }
-    module = dict.fromkeys(("tiled_attention", "blocked_attention_with_weights", "KVCache"), "efficient.")
-    module["count_next_tokens"] = "ngram."
-    return {name: {f.__code__: "attn_lib." + module.get(name, "") + name for f in fs} for name, fs in functions.items()}
+    return {name: {f.__code__: public_name(name) for f in fs} for name, fs in functions.items()}
 
 
 def check_forbid(forbid):
@@ -79,10 +99,9 @@ class Watch:
         public = _public_codes()
         self.codes = {}  # code object -> (its public name, the forbidden name it does the work of)
         for what in check_forbid(forbid):
-            what_name = next(iter(public[what].values()))  # "attn_lib.softmax", "attn_lib.ngram.count_next_tokens"
             for doer in _DOING_THE_WORK_OF[what]:
                 for code, name in public[doer].items():
-                    self.codes.setdefault(code, (name, what_name))
+                    self.codes.setdefault(code, (name, public_name(what)))
         self.found = None
         self.top = None  # the checker's frame that calls the learner's function
 

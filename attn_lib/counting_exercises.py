@@ -174,9 +174,9 @@ def window_counts(
 def _window_cases():
     prompt = "今天 在 上海 和 朋友 吃了".split()  # a list, as in the notebook (a fresh one for every call)
     specs = [
-        ("case_window", TINY_CORPUS, ["今天", "天气"], 1),
-        ("case_window", TINY_CORPUS, prompt, 2),
-        ("case_window", TINY_CORPUS, list(prompt), 4),
+        ("case_last_k", TINY_CORPUS, ["今天", "天气"], 1),
+        ("case_last_k", TINY_CORPUS, prompt, 2),
+        ("case_last_k", TINY_CORPUS, list(prompt), 4),
         ("case_small_corpus", SMALL_CORPUS, ["x", "a", "b"], 2),
         ("case_never_seen", TINY_CORPUS, list(prompt), 6),
     ]

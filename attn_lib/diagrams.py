@@ -14,8 +14,11 @@ with the sizes it is given, so a diagram always matches the numbers of the cell 
     draw_tiny_model()             08  the tiny trained model: embeddings, 2 causal layers, read-out
     draw_kv_cache()               10  the KV cache growing one token at a time
     draw_online_softmax_tiles()   10  tiled attention with an online softmax
+    draw_kv_sharing()             11  multi-head, grouped-query and multi-query attention: who shares K and V
+    draw_sliding_window_layers()  11  a sliding window reaching W - 1 positions further back per layer
 
-The last five live in `attn_lib.model_diagrams` and are re-exported here. Colours, fonts and the
+Five of them live in `attn_lib.model_diagrams`, the last two in `attn_lib.modern_diagrams`; all are
+re-exported here. Colours, fonts and the
 drawing primitives are shared (`attn_lib.diagram_kit`). Mathematical notation ($W_Q$, $QK^\\top$) is
 the same in both languages and written here; every word comes from i18n.
 """
@@ -35,6 +38,7 @@ from attn_lib.model_diagrams import (
     draw_tiny_model,
     draw_transformer_block,
 )
+from attn_lib.modern_diagrams import draw_kv_sharing, draw_sliding_window_layers
 
 __all__ = [
     "draw_three_steps",
@@ -47,6 +51,8 @@ __all__ = [
     "draw_tiny_model",
     "draw_kv_cache",
     "draw_online_softmax_tiles",
+    "draw_kv_sharing",
+    "draw_sliding_window_layers",
 ]
 
 #: Notebook 02's example: the blank's query against four earlier tokens (scores q · k_j).

@@ -34,6 +34,7 @@ from attn_lib._checks import (
     as_float_array,
     check_fits,
     check_float_dtype,
+    check_kv_heads_divide,
     check_positive_int,
     float_dtype,
     work_dtype,
@@ -68,7 +69,30 @@ def _check_bool(value, name):
     return bool(value)
 
 
-def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, scale=None):
+def _hidden_in_block(p0, p1, j0, j1, causal, window, cache=None):
+    """bool [p1 - p0 + 1, j1 - j0]: which keys j0 .. j1-1 the queries at positions p0 .. p1 may not see.
+
+    None when every query of the block may see every key of it (no mask to apply). The pattern depends
+    only on p0 - j0 and the block's size, so `cache` (a dict) keeps the patterns already made.
+    """
+    future = causal and j1 - 1 > p0  # the first query of the block would see a key after itself
+    too_old = window is not None and p1 - j0 >= window  # the last query would see a key outside its window
+    too_new = window is not None and not causal and j1 - 1 - p0 >= window  # two-sided: too far ahead
+    if not (future or too_old or too_new):
+        return None
+    key = (p0 - j0, p1 - p0, j1 - j0)
+    if cache is not None and key in cache:
+        return cache[key]
+    distance = np.arange(p0, p1 + 1)[:, None] - np.arange(j0, j1)  # [bq, 1] - [bk] -> [bq, bk]: p - j
+    hidden = distance < 0 if causal else np.zeros(distance.shape, bool)
+    if window is not None:
+        hidden |= distance >= window if causal else np.abs(distance) >= window
+    if cache is not None:
+        cache[key] = hidden
+    return hidden
+
+
+def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, scale=None, window=None):
     """[..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v] -> output [..., n_q, d_v] (no weights).
 
     Same result as `scaled_dot_product_attention(q, k, v, mask, scale)[0]`, computed block by block
@@ -83,16 +107,24 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
     scores, broadcastable to [..., n_q, n_k]) may be combined with it. A query row with no visible
     key gets a zero output, as in `scaled_dot_product_attention`, whose rules for `scale`, float
     masks and dtypes apply here too (float16 is computed in float32, rounded once at the end).
+
+    `window=W` (sliding-window attention, `attn_lib.sliding_window`): the query at position p sees
+    only keys with p - j < W, i.e. the last W keys with causal=True (`sliding_window_mask(n, W)`),
+    or the band |p - j| < W with causal=False (`sliding_window_mask(n, W, causal=False)`). Key
+    blocks outside every query's window are never computed: the work grows like n x (W + block_q)
+    instead of n^2 / 2.
     """
     q, k, v, batch, mask, dtype, scale = _prepare(q, k, v, mask, scale)
     causal = _check_bool(causal, "causal")
     block_q, block_k = check_positive_int(block_q, "block_q"), check_positive_int(block_k, "block_k")
+    window = None if window is None else check_positive_int(window, "window")
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     offset = n_k - n_q  # query i sits at position offset + i of the sequence
     check_overflow = _may_overflow(q, k, scale)  # usually False: no need to look at every score
     q, k = np.broadcast_to(q, (*batch, *q.shape[-2:])), np.broadcast_to(k, (*batch, *k.shape[-2:]))  # views
     q = q * q.dtype.type(scale)  # scaling q (n_q x d_k numbers) is cheaper than scaling every score
     output = np.empty((*batch, n_q, d_v), dtype)  # [..., n_q, d_v]
+    patterns = {}  # the masks of blocks on the diagonal or the window's edge, made once per shape
 
     for i0 in range(0, n_q, block_q):
         i1 = min(i0 + block_q, n_q)
@@ -101,16 +133,18 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
         run_max = np.full((*batch, i1 - i0, 1), -np.inf, q.dtype)  # [..., bq, 1]
         run_sum = np.zeros((*batch, i1 - i0, 1), q.dtype)  # [..., bq, 1]
         acc = np.zeros((*batch, i1 - i0, d_v), q.dtype)  # [..., bq, d_v]
-        # with causal=True the last query of this block sees keys up to offset + i1 - 1: stop there
-        k_end = min(n_k, offset + i1) if causal else n_k
-        for j0 in range(0, k_end, block_k):
-            j1 = min(j0 + block_k, n_k)
+        # the keys some query of this block may see: positions p0 .. p1 see keys k_start .. k_end - 1
+        p0, p1 = offset + i0, offset + i1 - 1
+        k_end = min(n_k, p1 + 1 if causal else n_k if window is None else p1 + window)
+        k_start = 0 if window is None else max(0, p0 - window + 1)
+        for j0 in range(k_start, k_end, block_k):
+            j1 = min(j0 + block_k, k_end)
             s = q_blk @ np.swapaxes(k[..., j0:j1, :], -1, -2)  # [..., bq, d_k] x [..., d_k, bk] -> [..., bq, bk]
             if check_overflow:
                 _check_no_overflow(s, q.dtype)
-            if causal and j1 - 1 > offset + i0:  # this block crosses the diagonal: hide the future
-                future = np.arange(j0, j1) > offset + np.arange(i0, i1)[:, None]  # [bq, bk]
-                s[..., future] = -np.inf
+            hidden = _hidden_in_block(p0, p1, j0, j1, causal, window, patterns)  # None, or bool [bq, bk]
+            if hidden is not None:
+                np.copyto(s, -np.inf, where=hidden)  # the future, and keys outside the window
             if mask is not None:
                 m_blk = mask[..., i0:i1, j0:j1]
                 s = np.where(m_blk, s, -np.inf) if m_blk.dtype.kind == "b" else _add_float_mask(s, m_blk)
@@ -160,9 +194,14 @@ class KVCache:
     0 .. n - m + i (PyTorch's `is_causal=True` would let it see 0 .. i). Values are stored in the
     cache's `dtype`; a finite value that does not fit it (1e39 in float32) is refused, and a step
     that fails stores nothing. A float16 cache attends in float32 and rounds the output once.
+
+    Grouped-query attention (`attn_lib.grouped`): with `n_query_heads=H`, the last entry of
+    `batch_shape` is the number of key/value heads h_kv, and only those are stored; q_t then has H
+    heads in that place ([..., H, (m,) d_k]), and query head i attends over K/V head i // (H / h_kv).
+    The cache holds H / h_kv times fewer numbers than one with a key and a value per query head.
     """
 
-    def __init__(self, capacity, d_k, d_v=None, batch_shape=(), dtype=np.float32):
+    def __init__(self, capacity, d_k, d_v=None, batch_shape=(), dtype=np.float32, n_query_heads=None):
         self.capacity = check_positive_int(capacity, "capacity")
         d_k = check_positive_int(d_k, "d_k")
         d_v = d_k if d_v is None else check_positive_int(d_v, "d_v")
@@ -173,19 +212,31 @@ class KVCache:
         except TypeError:
             raise TypeError(f"batch_shape must be a tuple of positive integers, got {_describe(batch_shape)}") from None
         self.dtype = check_float_dtype(dtype, "dtype")
+        self.query_shape = self.batch_shape  # q_t's leading axes: the same, unless heads are grouped
+        self.group = 1  # query heads per stored key/value head
+        if n_query_heads is not None:
+            n_query_heads = check_positive_int(n_query_heads, "n_query_heads")
+            if not self.batch_shape:
+                raise ValueError(
+                    "n_query_heads needs batch_shape to end with the number of key/value heads, e.g."
+                    " batch_shape=(n_kv_heads,); got batch_shape=()"
+                )
+            check_kv_heads_divide(n_query_heads, self.batch_shape[-1])
+            self.query_shape = (*self.batch_shape[:-1], n_query_heads)
+            self.group = n_query_heads // self.batch_shape[-1]
         self.keys = np.zeros((*self.batch_shape, self.capacity, d_k), self.dtype)  # [..., capacity, d_k]
         self.values = np.zeros((*self.batch_shape, self.capacity, d_v), self.dtype)  # [..., capacity, d_v]
         self.length = 0  # positions 0 .. length-1 are filled
 
-    def _tokens(self, x, name, d):
-        """x as [..., m, d] in the cache's dtype, checked against the batch shape and width d."""
+    def _tokens(self, x, name, d, lead=None):
+        """x as [..., m, d] in the cache's dtype, checked against the leading axes `lead` and width d."""
+        lead = self.batch_shape if lead is None else lead
         x = as_float_array(x, name, min_ndim=1)
-        if x.ndim not in (len(self.batch_shape) + 1, len(self.batch_shape) + 2) or (
-            x.shape[: len(self.batch_shape)] != self.batch_shape or x.shape[-1] != d
-        ):
+        if x.ndim not in (len(lead) + 1, len(lead) + 2) or (x.shape[: len(lead)] != lead or x.shape[-1] != d):
+            what = "batch_shape" if lead == self.batch_shape else "leading axes (n_query_heads heads last)"
             raise ValueError(
-                f"{name} must have shape [*batch_shape, d] or [*batch_shape, m, d] with batch_shape"
-                f" {self.batch_shape} and d={d}, got shape {x.shape}"
+                f"{name} must have shape [*{what}, d] or [*{what}, m, d] with {what}"
+                f" {lead} and d={d}, got shape {x.shape}"
             )
         x = check_fits(
             x, self.dtype, name, "the cache stores {dtype}: create it with dtype=np.float64, or rescale {name}"
@@ -213,7 +264,7 @@ class KVCache:
         if self.length == 0:
             raise ValueError("the cache is empty: append(k_t, v_t) the current token before attend(q_t)")
         single = np.ndim(q_t) == len(self.batch_shape) + 1
-        return self._attend(self._tokens(q_t, "q_t", self.keys.shape[-1]), single, scale)
+        return self._attend(self._tokens(q_t, "q_t", self.keys.shape[-1], self.query_shape), single, scale)
 
     def _attend(self, q_t, single, scale):
         """`attend` for a validated q_t [..., m, d_k]; `single`: return [..., d_v] for one token."""
@@ -225,6 +276,9 @@ class KVCache:
         keys, values = self.keys[..., :n, :], self.values[..., :n, :]  # views of the filled part
         if work != self.dtype:
             q_t, keys, values = q_t.astype(work), keys.astype(work), values.astype(work)
+        if self.group > 1:  # query head i meets K/V head i // group: [..., H, m, d_k] -> [..., h_kv, group, m, d_k]
+            q_t = q_t.reshape(*q_t.shape[:-3], -1, self.group, *q_t.shape[-2:])
+            keys, values = keys[..., None, :, :], values[..., None, :, :]  # [..., h_kv, 1, n, d]: shared by the group
         scores = (q_t @ np.swapaxes(keys, -1, -2)) * scale  # [..., m, d_k] x [..., d_k, n] -> [..., m, n]
         _check_no_overflow(scores, work)
         if m > 1:  # query i of the m new tokens sits at position n - m + i: hide what comes after it
@@ -234,6 +288,8 @@ class KVCache:
         weights /= weights.sum(axis=-1, keepdims=True)
         out = weights @ values  # [..., m, n] x [..., n, d_v] -> [..., m, d_v]
         out = out if work == self.dtype else out.astype(self.dtype)
+        if self.group > 1:  # [..., h_kv, group, m, d_v] -> [..., H, m, d_v]
+            out = out.reshape(*out.shape[:-4], -1, *out.shape[-2:])
         return out[..., 0, :] if single else out
 
     def decode_step(self, q_t, k_t, v_t, scale=None):
@@ -243,7 +299,7 @@ class KVCache:
         step can be retried.
         """
         single = np.ndim(q_t) == len(self.batch_shape) + 1
-        q_t = self._tokens(q_t, "q_t", self.keys.shape[-1])  # check q_t and scale before storing anything
+        q_t = self._tokens(q_t, "q_t", self.keys.shape[-1], self.query_shape)  # check q_t, scale before storing
         _check_scale(scale, self.keys.shape[-1])
         length = self.length
         self.append(k_t, v_t)

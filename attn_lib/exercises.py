@@ -571,31 +571,12 @@ def check_parameter_count(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("count
     return _report(run_parameter_count_checks(fn, timeout, forbid), lang)
 
 
-# --- your attention inside a real model (attn_lib.capstone; it imports this module only when it runs) ---
+# --- the checkers of the other notebooks: their own modules, re-exported here -------------------------
+# counting_exercises (01), basics_exercises (02, 03), position_exercises (07), capstone (09: your attention
+# inside the real model; it imports this module when it runs), modern_exercises (11). Imported last, as
+# these modules build on the helpers above.
 
-from attn_lib.capstone import check_in_real_model, run_in_real_model_checks  # noqa: E402
-
-# --- notebook 07: position and the transformer block (attn_lib/position_exercises.py) -------------
-from attn_lib.position_exercises import (  # noqa: E402 (appended: the checkers of notebook 07)
-    check_layer_norm,
-    check_rope,
-    check_sinusoidal_encoding,
-    run_layer_norm_checks,
-    run_rope_checks,
-    run_sinusoidal_encoding_checks,
-)
-
-__all__ += [
-    "check_sinusoidal_encoding",
-    "check_rope",
-    "check_layer_norm",
-    "run_sinusoidal_encoding_checks",
-    "run_rope_checks",
-    "run_layer_norm_checks",
-]
-
-# --- notebooks 01-03: counting, the three steps, Q, K, V (attn_lib/counting_exercises.py, basics_exercises.py) ---
-from attn_lib.basics_exercises import (  # noqa: E402 (appended: the checkers of notebooks 02 and 03)
+from attn_lib.basics_exercises import (  # noqa: E402
     check_attend_all,
     check_attend_one,
     check_qkv,
@@ -605,24 +586,56 @@ from attn_lib.basics_exercises import (  # noqa: E402 (appended: the checkers of
     run_qkv_checks,
     run_relevance_scores_checks,
 )
-from attn_lib.counting_exercises import (  # noqa: E402 (appended: the checkers of notebook 01)
+from attn_lib.capstone import (  # noqa: E402
+    check_in_real_model,
+    run_in_real_model_checks,
+)
+from attn_lib.counting_exercises import (  # noqa: E402
     check_next_token_probabilities,
     check_window_counts,
     run_next_token_probabilities_checks,
     run_window_counts_checks,
 )
+from attn_lib.modern_exercises import (  # noqa: E402
+    check_grouped_query_attention,
+    check_kv_cache_bytes,
+    check_sliding_window_mask,
+    run_grouped_query_attention_checks,
+    run_kv_cache_bytes_checks,
+    run_sliding_window_mask_checks,
+)
+from attn_lib.position_exercises import (  # noqa: E402
+    check_layer_norm,
+    check_rope,
+    check_sinusoidal_encoding,
+    run_layer_norm_checks,
+    run_rope_checks,
+    run_sinusoidal_encoding_checks,
+)
 
 __all__ += [
     "check_next_token_probabilities",
     "check_window_counts",
-    "check_attend_one",
-    "check_attend_all",
-    "check_qkv",
-    "check_relevance_scores",
     "run_next_token_probabilities_checks",
     "run_window_counts_checks",
-    "run_attend_one_checks",
+    "check_attend_all",
+    "check_attend_one",
+    "check_qkv",
+    "check_relevance_scores",
     "run_attend_all_checks",
+    "run_attend_one_checks",
     "run_qkv_checks",
     "run_relevance_scores_checks",
+    "check_layer_norm",
+    "check_rope",
+    "check_sinusoidal_encoding",
+    "run_layer_norm_checks",
+    "run_rope_checks",
+    "run_sinusoidal_encoding_checks",
+    "check_grouped_query_attention",
+    "check_kv_cache_bytes",
+    "check_sliding_window_mask",
+    "run_grouped_query_attention_checks",
+    "run_kv_cache_bytes_checks",
+    "run_sliding_window_mask_checks",
 ]

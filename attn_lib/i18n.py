@@ -373,7 +373,7 @@ STRINGS = {
         "exercises.case_weather": ("the counts after 今天 天气"),
         "exercises.case_dishes": ("the counts after 吃了"),
         "exercises.case_one_token": ("a single next token"),
-        "exercises.case_window": ("a window of k tokens"),
+        "exercises.case_last_k": ("a window of k tokens"),
         "exercises.case_small_corpus": ("a small corpus with the window twice in a sentence and at a sentence's end"),
         "exercises.case_never_seen": ("a window the corpus never contains"),
         "exercises.case_notebook": ("this notebook's vectors"),
@@ -743,6 +743,114 @@ STRINGS = {
         "position.widget_info": "Key at position {offset}, query D tokens later. RoPE: the largest change from the"
         " pair at positions 0 and D is {rope_change:.1e}, so the score depends on D alone. Sinusoid added to the"
         " embedding: the largest change is {added_change:.2f}, so the score depends on where the pair stands.",
+        # --- attention in modern models (notebook 11): modern_exercises.py, modern_widgets.py, modern_diagrams.py ---
+        "exercises.title_grouped_query_attention": ("grouped-query attention"),
+        "exercises.title_sliding_window_mask": ("sliding-window mask"),
+        "exercises.title_kv_cache_bytes": ("KV-cache size"),
+        "exercises.case_gqa_groups": ("6 query heads in 2 groups"),
+        "exercises.case_gqa_mqa": ("one K/V head for all (multi-query)"),
+        "exercises.case_gqa_mha": ("one K/V head per query head (multi-head)"),
+        "exercises.case_window": ("a window shorter than the sequence"),
+        "exercises.case_window_one": ("a window of 1"),
+        "exercises.case_window_wide": ("a window longer than the sequence"),
+        "exercises.case_cache_small": ("small sizes, float32"),
+        "exercises.case_cache_llama": ("Llama 2 7B, 4096 tokens, float16"),
+        "exercises.case_cache_gqa": ("Llama 2 70B (8 K/V heads), one token"),
+        "exercises.gqa_tiled": (
+            "The K/V heads are paired with the wrong query heads: they were tiled (0 1 0 1 ...) instead of"
+            " repeated (0 0 ... 1 1 ...). Query heads 0 .. {g}−1 form the first group and share K/V head 0, so"
+            " use np.repeat(k, {g}, axis=-3), not np.tile."
+        ),
+        "exercises.gqa_values_tiled": (
+            "The weights are right, but the values were tiled (0 1 0 1 ...) instead of repeated: repeat v"
+            " exactly as k, np.repeat(v, {g}, axis=-3)."
+        ),
+        "exercises.gqa_not_repeated": (
+            "q has {h} heads but k and v have {h_kv} ({error}). Each K/V head serves h / h_kv query heads:"
+            " repeat k and v along the heads axis first, np.repeat(k, h // h_kv, axis=-3)."
+        ),
+        "exercises.gqa_batch_axis": (
+            "Right without a batch axis, but wrong with one ({error}). The heads are the third axis from the"
+            " end: repeat along axis=-3, not axis=0 or 1."
+        ),
+        "exercises.window_wide": (
+            "The window is one key too wide: each query sees {seen} keys, i − {window} .. i. A window of"
+            " {window} keys is i − {window} + 1 .. i: keep 0 <= i − j < {window} (strictly less)."
+        ),
+        "exercises.window_narrow": (
+            "The window is one key too narrow: each query sees only {seen} keys. A window of {window} keys is"
+            " i − {window} + 1 .. i, the query's own key included: keep 0 <= i − j < {window}."
+        ),
+        "exercises.window_not_causal": (
+            "This is the window without the causal mask: query i also sees up to {window} − 1 keys after"
+            " itself, the future. Combine it with the causal mask: (i − j < {window}) & (j <= i)."
+        ),
+        "exercises.window_future": (
+            "The window points at the future: query i sees keys i .. i + {window} − 1. It should see the"
+            " past, i − {window} + 1 .. i (the transpose of what you returned)."
+        ),
+        "exercises.window_inverted": (
+            "True and False are swapped: True means 'may attend', so the {window} keys inside the window are"
+            " the True ones."
+        ),
+        "exercises.window_missing": (
+            "This is the causal mask with no window: every query still sees all earlier keys. Also drop the"
+            " keys {window} or more positions back: i − j < {window}."
+        ),
+        "exercises.cache_no_factor_2": (
+            "{got} bytes is half of {expected}: the factor 2 is missing. Every token keeps a key *and* a value"
+            " in every layer."
+        ),
+        "exercises.cache_numbers": (
+            "{got} is the number of cached numbers, not bytes: multiply by bytes_per_number ({bytes})."
+        ),
+        "exercises.cache_bits": ("{got} is in bits: the answer is in bytes, 8 times fewer ({expected})."),
+        "exercises.cache_one_layer": (
+            "{got} is the cache of one layer: every one of the {layers} layers keeps its own keys and values."
+        ),
+        "exercises.cache_one_token": (
+            "{got} is the cache of one token: multiply by n_tokens ({tokens}), since every token is kept."
+        ),
+        "exercises.cache_wrong": (
+            "Expected {expected} bytes, got {got}: 2 × n_layers × n_kv_heads × d_head × n_tokens × bytes_per_number."
+        ),
+        "diagrams.kvshare_title": "Which query heads share keys and values",
+        "diagrams.kvshare_mha": "multi-head (MHA)",
+        "diagrams.kvshare_gqa": "grouped-query (GQA)",
+        "diagrams.kvshare_mqa": "multi-query (MQA)",
+        "diagrams.kvshare_heads": "{h} query heads, {kv} K/V heads",
+        "diagrams.kvshare_cache": "KV cache: {kv}/{h} of multi-head",
+        "diagrams.kvshare_queries": "query heads",
+        "diagrams.kvshare_keys": "key/value heads",
+        "diagrams.kvshare_note": "Every query head keeps its own W_Q; only the keys and values, what the KV cache"
+        " stores, are shared.",
+        "diagrams.window_title": "Sliding window: each layer reaches W − 1 positions further back",
+        "diagrams.window_layer": "layer {l}",
+        "diagrams.window_input": "input",
+        "diagrams.window_reach": "W = {window}: after {layers} layers the last token depends on"
+        " {layers} · ({window} − 1) + 1 = {reach} positions",
+        "diagrams.window_note": "Filled: what the last token's output can depend on. Lines: what each position"
+        " attends to.",
+        "modern.kv_label": "K/V heads",
+        "modern.kv_groups_own": "every query head has its own K/V head (multi-head)",
+        "modern.kv_groups_one": "all {h} query heads share K/V head 1 (multi-query)",
+        "modern.kv_group": "heads {a}–{b} share K/V head {j}",
+        "modern.kv_group_sep": "; ",
+        "modern.kv_suptitle": "{h} query heads over 我昨天在北京吃了烤鸭，今天在上海吃了 (causal mask, random weights)",
+        "modern.kv_info": "n_kv_heads = {n_kv_heads}: each key/value head serves {group} query heads. This layer caches"
+        " 2 × {n_kv_heads} × {n_tokens} × {d_head} = {cache_numbers:,} numbers for the sentence, {fraction:.1%} of"
+        " multi-head's {mha_numbers:,}. At the same ratio a Llama 2 7B-sized model (32 layers, 32 query heads of"
+        " 128, 4096 tokens, float16) would cache {llama_gib:.3g} GiB instead of 2 GiB.",
+        "modern.window_label": "window W",
+        "modern.layers_label": "layers L",
+        "modern.window_mask_title": "one layer: each query sees its last W = {window} keys",
+        "modern.window_reach_title": "after L = {layers} layers: what each output can depend on",
+        "modern.position_query": "query position i",
+        "modern.position_key": "key position j",
+        "modern.position_input": "input position j",
+        "modern.window_info": "W = {window}, L = {layers}: the last token's receptive field is L · (W − 1) + 1 ="
+        " {formula} positions (the round figure L · W = {round} counts each layer's own position again). Counted"
+        " from the composed masks of the {n} positions drawn: {measured}.",
     },
     "zh": {
         "query_axis": "查询（发出注意力的词）",
@@ -1087,7 +1195,7 @@ STRINGS = {
         "exercises.case_weather": ("“今天 天气”之后的计数"),
         "exercises.case_dishes": ("“吃了”之后的计数"),
         "exercises.case_one_token": ("只有一个候选词元"),
-        "exercises.case_window": ("k 个词元的窗口"),
+        "exercises.case_last_k": ("k 个词元的窗口"),
         "exercises.case_small_corpus": ("窗口在一句里出现两次并且出现在句末的小语料"),
         "exercises.case_never_seen": ("语料里从未出现过的窗口"),
         "exercises.case_notebook": ("本课的向量"),
@@ -1376,6 +1484,101 @@ STRINGS = {
         "position.widget_info": "键在位置 {offset}，查询在它后面 D 个词元处。旋转位置编码：与位置 0 和 D 上那一对相比，"
         "最大变化是 {rope_change:.1e}，所以分数只取决于 D。把正弦编码加到嵌入上：最大变化是 {added_change:.2f}，"
         "所以分数还取决于这一对在句子里的位置。",
+        # --- attention in modern models (notebook 11): modern_exercises.py, modern_widgets.py, modern_diagrams.py ---
+        "exercises.title_grouped_query_attention": ("分组查询注意力"),
+        "exercises.title_sliding_window_mask": ("滑动窗口掩码"),
+        "exercises.title_kv_cache_bytes": ("KV 缓存的大小"),
+        "exercises.case_gqa_groups": ("6 个查询头分成 2 组"),
+        "exercises.case_gqa_mqa": ("所有查询头共用一个键/值头（多查询）"),
+        "exercises.case_gqa_mha": ("每个查询头各有一个键/值头（多头）"),
+        "exercises.case_window": ("比序列短的窗口"),
+        "exercises.case_window_one": ("宽度为 1 的窗口"),
+        "exercises.case_window_wide": ("比序列还长的窗口"),
+        "exercises.case_cache_small": ("较小的尺寸，float32"),
+        "exercises.case_cache_llama": ("Llama 2 7B，4096 个词元，float16"),
+        "exercises.case_cache_gqa": ("Llama 2 70B（8 个键/值头），一个词元"),
+        "exercises.gqa_tiled": (
+            "键/值头配错了查询头：它们被平铺成 0 1 0 1 ……，而不是重复成 0 0 …… 1 1 ……。查询头 0 到 {g}−1"
+            " 是第一组，共用键/值头 0，所以要用 np.repeat(k, {g}, axis=-3)，而不是 np.tile。"
+        ),
+        "exercises.gqa_values_tiled": (
+            "权重正确，但值是平铺的（0 1 0 1 ……），不是重复的：v 要和 k 一样重复，np.repeat(v, {g}, axis=-3)。"
+        ),
+        "exercises.gqa_not_repeated": (
+            "q 有 {h} 个头，k 和 v 只有 {h_kv} 个（{error}）。每个键/值头服务 h / h_kv 个查询头：先沿头所在的轴把"
+            " k 和 v 重复，np.repeat(k, h // h_kv, axis=-3)。"
+        ),
+        "exercises.gqa_batch_axis": (
+            "没有批量轴时正确，有批量轴时出错（{error}）。头是倒数第三个轴：沿 axis=-3 重复，不要沿 axis=0 或 1。"
+        ),
+        "exercises.window_wide": (
+            "窗口宽了一个键：每个查询看到 {seen} 个键，即 i − {window} 到 i。宽度为 {window} 的窗口是 i − {window} + 1"
+            " 到 i：条件是 0 <= i − j < {window}（严格小于）。"
+        ),
+        "exercises.window_narrow": (
+            "窗口窄了一个键：每个查询只看到 {seen} 个键。宽度为 {window} 的窗口是 i − {window} + 1 到 i，包括查询"
+            "自己的键：条件是 0 <= i − j < {window}。"
+        ),
+        "exercises.window_not_causal": (
+            "这是没有加因果掩码的窗口：查询 i 还能看到它后面最多 {window} − 1 个键，也就是未来。要和因果掩码合起来："
+            "(i − j < {window}) & (j <= i)。"
+        ),
+        "exercises.window_future": (
+            "窗口朝向了未来：查询 i 看到的是键 i 到 i + {window} − 1。它应该看过去，即 i − {window} + 1 到 i"
+            "（正好是你返回结果的转置）。"
+        ),
+        "exercises.window_inverted": (
+            "True 和 False 弄反了：True 表示“可以关注”，所以窗口里的 {window} 个键才是 True。"
+        ),
+        "exercises.window_missing": (
+            "这是没有窗口的因果掩码：每个查询仍然能看到前面所有的键。还要去掉往前 {window} 个位置及更远的键："
+            "i − j < {window}。"
+        ),
+        "exercises.cache_no_factor_2": (
+            "{got} 字节是 {expected} 的一半：少了因子 2。每个词元在每一层都要存一个键**和**一个值。"
+        ),
+        "exercises.cache_numbers": ("{got} 是缓存里数的个数，不是字节数：还要乘以 bytes_per_number（{bytes}）。"),
+        "exercises.cache_bits": ("{got} 是比特数：答案要的是字节数，少 8 倍（{expected}）。"),
+        "exercises.cache_one_layer": ("{got} 只是一层的缓存：{layers} 层中的每一层都各自存着键和值。"),
+        "exercises.cache_one_token": ("{got} 只是一个词元的缓存：还要乘以 n_tokens（{tokens}），每个词元都要存。"),
+        "exercises.cache_wrong": (
+            "应为 {expected} 字节，实际得到 {got}：2 × n_layers × n_kv_heads × d_head × n_tokens × bytes_per_number。"
+        ),
+        "diagrams.kvshare_title": "哪些查询头共用键和值",
+        "diagrams.kvshare_mha": "多头注意力（MHA）",
+        "diagrams.kvshare_gqa": "分组查询注意力（GQA）",
+        "diagrams.kvshare_mqa": "多查询注意力（MQA）",
+        "diagrams.kvshare_heads": "{h} 个查询头，{kv} 个键/值头",
+        "diagrams.kvshare_cache": "KV 缓存：多头的 {kv}/{h}",
+        "diagrams.kvshare_queries": "查询头",
+        "diagrams.kvshare_keys": "键/值头",
+        "diagrams.kvshare_note": "每个查询头都保留自己的 W_Q；共用的只是键和值，也就是 KV 缓存里存的东西。",
+        "diagrams.window_title": "滑动窗口：每多一层，就能往前多看 W − 1 个位置",
+        "diagrams.window_layer": "第 {l} 层",
+        "diagrams.window_input": "输入",
+        "diagrams.window_reach": "W = {window}：经过 {layers} 层，最后一个词元依赖"
+        " {layers} · ({window} − 1) + 1 = {reach} 个位置",
+        "diagrams.window_note": "实心：最后一个词元的输出能依赖的位置。连线：每个位置关注哪些位置。",
+        "modern.kv_label": "键/值头数",
+        "modern.kv_groups_own": "每个查询头都有自己的键/值头（多头注意力）",
+        "modern.kv_groups_one": "全部 {h} 个查询头共用键/值头 1（多查询注意力）",
+        "modern.kv_group": "头 {a}–{b} 共用键/值头 {j}",
+        "modern.kv_group_sep": "；",
+        "modern.kv_suptitle": "{h} 个查询头，句子：我昨天在北京吃了烤鸭，今天在上海吃了（因果掩码，随机权重）",
+        "modern.kv_info": "n_kv_heads = {n_kv_heads}：每个键/值头服务 {group} 个查询头。对这句话，这一层要缓存"
+        " 2 × {n_kv_heads} × {n_tokens} × {d_head} = {cache_numbers:,} 个数，是多头注意力 {mha_numbers:,} 个的"
+        " {fraction:.1%}。按同样的比例，一个 Llama 2 7B 大小的模型（32 层，32 个 128 维的查询头，4096 个词元，"
+        "float16）要缓存 {llama_gib:.3g} GiB，而不是 2 GiB。",
+        "modern.window_label": "窗口 W",
+        "modern.layers_label": "层数 L",
+        "modern.window_mask_title": "一层：每个查询只看最近的 W = {window} 个键",
+        "modern.window_reach_title": "经过 L = {layers} 层：每个输出能依赖哪些输入",
+        "modern.position_query": "查询位置 i",
+        "modern.position_key": "键的位置 j",
+        "modern.position_input": "输入位置 j",
+        "modern.window_info": "W = {window}，L = {layers}：最后一个词元的感受野是 L · (W − 1) + 1 = {formula}"
+        " 个位置（常说的 L · W = {round} 把每一层自己的位置又多算了一次）。"
+        "由图中 {n} 个位置的掩码逐层复合数出来的结果：{measured}。",
     },
 }
 

@@ -13,6 +13,7 @@ from attn_lib._checks import (
     as_float_array,
     check_fits,
     check_heads_divide,
+    check_kv_heads_divide,
     check_positive_int,
     float_dtype,
     work_dtype,
@@ -159,19 +160,29 @@ def init_multi_head_weights(d_model, n_heads, seed=0):
     return {name: rng.normal(0.0, std, size=(d_model, d_model)) for name in ("w_q", "w_k", "w_v", "w_o")}
 
 
-def count_parameters(d_model, n_heads, bias=False):
+def count_parameters(d_model, n_heads, bias=False, *, n_kv_heads=None):
     """(d_model, h) -> the number of learned numbers in one multi-head attention block.
 
     h heads x (W_i^Q + W_i^K + W_i^V, each d_model x d_k) + W_O (d_model x d_model) = 4 d_model^2,
-    whatever h is; with bias=True, add one bias vector per projection: + 4 d_model (PyTorch's
-    nn.MultiheadAttention default).
+    whatever h is. `bias`: False (none, the article's count), True (one bias vector per projection,
+    + 4 d_model: PyTorch's nn.MultiheadAttention default) or "output" (a bias on W_O only, + d_model:
+    three nn.Linear(bias=False) and an nn.Linear output projection, as in LLMs-from-scratch).
+    `n_kv_heads` (keyword; default n_heads): grouped-query attention, in which W_K and W_V are
+    d_model x (n_kv_heads * d_k), so the count is 2 d_model^2 + 2 d_model n_kv_heads d_k (+ biases).
     """
     d_model = check_positive_int(d_model, "d_model")
     n_heads = check_positive_int(n_heads, "n_heads")
     check_heads_divide(d_model, n_heads)
-    if not isinstance(bias, (bool, np.bool_)):
-        raise TypeError(f"bias must be True or False, got {bias!r}")
+    n_kv_heads = n_heads if n_kv_heads is None else check_positive_int(n_kv_heads, "n_kv_heads")
+    check_kv_heads_divide(n_heads, n_kv_heads)
+    if isinstance(bias, str) and bias == "output":
+        qkv_bias, output_bias = False, True
+    elif isinstance(bias, (bool, np.bool_)):
+        qkv_bias = output_bias = bool(bias)
+    else:
+        raise TypeError(f'bias must be True or False, got {bias!r} (or "output" for a bias on W_O only)')
     d_k = d_model // n_heads
-    per_head = 3 * d_model * d_k + (3 * d_k if bias else 0)  # W_i^Q, W_i^K, W_i^V (+ their biases)
-    output = d_model * d_model + (d_model if bias else 0)  # W_O (+ its bias)
-    return n_heads * per_head + output
+    queries = n_heads * (d_model * d_k + (d_k if qkv_bias else 0))  # W_i^Q (+ its bias), one per query head
+    keys_values = 2 * n_kv_heads * (d_model * d_k + (d_k if qkv_bias else 0))  # W_j^K, W_j^V per K/V head
+    output = d_model * d_model + (d_model if output_bias else 0)  # W_O (+ its bias)
+    return queries + keys_values + output

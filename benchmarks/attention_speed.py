@@ -4,13 +4,18 @@
     python benchmarks/attention_speed.py --quick    # small n, few repetitions: a smoke run
     python benchmarks/attention_speed.py --max-n 4096
     python benchmarks/attention_speed.py --threads 1   # numpy's BLAS and PyTorch on one thread each
+    python benchmarks/attention_speed.py --window-only # only the sliding window (n = 8192, W = 1024), under a minute
 
 Every method runs on the same float32 inputs (h = 12 heads, d_k = 64), interleaved round-robin in
 the same run (rotating the order each repetition), so that a busy machine slows them all alike;
 the table reports medians. Peak memory is what numpy allocates during one call (tracemalloc), the
 result included; PyTorch's allocations are not visible to tracemalloc and are not reported.
 Also measured: decoding 1024 tokens with and without a KV cache, and the memory of tiled attention
-at n = 32,768 (one head). Writes benchmarks/results/attention_speed.{md,png}. PyTorch is optional.
+at n = 32,768 (one head), and sliding-window attention: tiled_attention(causal=True, window=1024)
+against full causal tiled_attention at n = 8192 (WINDOW_HEADS heads; target: at least 3x faster),
+checked against tiled_attention with the explicit sliding_window_mask (no blocks skipped). Writes
+benchmarks/results/attention_speed.{md,png} (--window-only prints its section and writes nothing).
+PyTorch is optional. The script exits with status 1 when a target is missed.
 """
 
 import argparse
@@ -32,6 +37,7 @@ from matplotlib.figure import Figure
 from attn_lib import additive_mask, causal_mask, scaled_dot_product_attention
 from attn_lib.efficient import KVCache, tiled_attention
 from attn_lib.plotting import use_cjk_font
+from attn_lib.sliding_window import sliding_window_mask
 
 try:  # a cross-check only, never a dependency of the course
     import torch
@@ -39,6 +45,7 @@ except ImportError:
     torch = None
 
 H, D_K = 12, 64
+WINDOW_N, WINDOW, WINDOW_HEADS = 8192, 1024, 4  # the sliding-window case (issue 17)
 RESULTS = Path(__file__).resolve().parent / "results"
 MIB = 2**20
 
@@ -202,6 +209,78 @@ def long_sequence(n, rng):
     return result
 
 
+def sliding_window_benchmark(n, window, heads, rng, reps):
+    """Causal tiled attention with and without a window of `window` keys: medians of interleaved runs, and exactness."""
+    q, k, v = (rng.standard_normal((heads, n, D_K), dtype=np.float32) for _ in range(3))
+    methods = {
+        "full causal": lambda: tiled_attention(q, k, v, causal=True),
+        "window": lambda: tiled_attention(q, k, v, causal=True, window=window),
+    }
+    times = {name: [] for name in methods}
+    outputs = {name: fn() for name, fn in methods.items()}  # warm-up
+    for rep in range(reps):
+        for name in list(methods)[rep % 2 :] + list(methods)[: rep % 2]:  # alternate which runs first
+            times[name].append(timed(methods[name])[0])
+    # the same result with the window given as an explicit mask: no block is skipped, every score is masked
+    reference = tiled_attention(q, k, v, mask=sliding_window_mask(n, window))
+    full, windowed = (float(np.median(times[name])) for name in methods)
+    return {
+        "n": n,
+        "window": window,
+        "heads": heads,
+        "reps": reps,
+        "full_s": full,
+        "window_s": windowed,
+        "speedup": full / windowed,
+        "diff_vs_mask": float(np.abs(outputs["window"] - reference).max()),
+        "scores_full": n * (n + 1) // 2,
+        "scores_window": sum(min(i + 1, window) for i in range(n)),
+        "computed_full": computed_scores(n, None),
+        "computed_window": computed_scores(n, window),
+    }
+
+
+def computed_scores(n, window, block_q=256):
+    """Scores tiled_attention(causal=True, window=...) computes with its default blocks (whole key ranges per block).
+
+    A block of queries at positions p0 .. p1 reads keys max(0, p0 - window + 1) .. p1 (0 .. p1 without a window), so
+    the corners beyond the diagonal and before the window are computed and then masked.
+    """
+    total = 0
+    for p0 in range(0, n, block_q):
+        p1 = min(p0 + block_q, n) - 1
+        start = 0 if window is None else max(0, p0 - window + 1)
+        total += (p1 - p0 + 1) * (p1 + 1 - start)
+    return total
+
+
+def window_lines(result):
+    r = result
+    return [
+        f"## Sliding-window attention: n = {r['n']}, window = {r['window']}, h = {r['heads']}, d_k = {D_K}, float32",
+        "",
+        "| method | median seconds | speed-up |",
+        "|---|---|---|",
+        f"| `tiled_attention(causal=True)` | {r['full_s']:.2f} | 1 |",
+        f"| `tiled_attention(causal=True, window={r['window']})` | {r['window_s']:.2f} | {r['speedup']:.1f}x |",
+        "",
+        f"Scores inside the mask: {r['scores_full']:,} causal, {r['scores_window']:,} with the window"
+        f" ({r['scores_full'] / r['scores_window']:.1f}x fewer); scores computed, whole blocks included:"
+        f" {r['computed_full']:,} and {r['computed_window']:,} ({r['computed_full'] / r['computed_window']:.1f}x"
+        " fewer), per head. The key blocks outside every window are never computed."
+        f" Largest difference from tiled_attention with the explicit sliding_window_mask: {r['diff_vs_mask']:.1e}."
+        f" Medians of {r['reps']} interleaved runs.",
+    ]
+
+
+def window_target(result):
+    ok = result["speedup"] >= 3 and result["diff_vs_mask"] <= 1e-5
+    return (
+        f"- sliding window, n={result['n']}, W={result['window']}: {result['speedup']:.1f}x faster than full causal"
+        f" tiled attention (target >= 3), same outputs as with the explicit mask to 1e-5: {'met' if ok else 'MISSED'}"
+    )
+
+
 def targets(rows, decode, long):
     """The issue's targets, each with what this run measured."""
     lines = []
@@ -277,10 +356,19 @@ def main(argv=None):
     parser.add_argument("--max-n", type=int, default=8192, help="largest sequence length (default 8192)")
     parser.add_argument("--threads", type=int, help="threads for numpy's BLAS and PyTorch (default: unchanged)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for attention_speed.{md,png}")
+    parser.add_argument("--window-only", action="store_true", help="only the sliding-window case; writes nothing")
     args = parser.parse_args(argv)
     if args.threads and torch is not None:
         torch.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
+    window_n = 2048 if args.quick else WINDOW_N
+    window_size = 256 if args.quick else WINDOW
+    if args.window_only:
+        print(f"load average at start {os.getloadavg()[0]:.1f} (on {os.cpu_count()} CPUs)\n", flush=True)
+        window = sliding_window_benchmark(window_n, window_size, WINDOW_HEADS, rng, reps=2 if args.quick else 5)
+        print("\n".join([*window_lines(window), "", window_target(window)]))
+        print(f"\nLoad average at the end: {os.getloadavg()[0]:.1f} (on {os.cpu_count()} CPUs).")
+        return 0 if "MISSED" not in window_target(window) else 1
     max_n = min(args.max_n, 512) if args.quick else args.max_n
     sizes = [n for n in (256, 512, 1024, 2048, 4096, 8192, 16384) if n <= max_n]
     command = "python benchmarks/attention_speed.py " + " ".join(sys.argv[1:] if argv is None else argv)
@@ -293,6 +381,7 @@ def main(argv=None):
 
     decode = decode_benchmark(128 if args.quick else 1024, rng, reps=3)
     long = long_sequence(4096 if args.quick else 32768, rng)
+    window = sliding_window_benchmark(window_n, window_size, WINDOW_HEADS, rng, reps=2 if args.quick else 5)
     lines += [
         "",
         "## Full attention, one call (medians, milliseconds; memory in MiB, numpy only)",
@@ -320,11 +409,14 @@ def main(argv=None):
         f" {long['full_scores_mib']:.0f} MiB), {long['seconds']:.1f} s; largest difference from PyTorch: "
         + (f"{long['diff_vs_torch']:.1e}." if "diff_vs_torch" in long else "PyTorch not installed."),
         "",
+        *window_lines(window),
+        "",
         f"Load average at the end: {os.getloadavg()[0]:.1f} (on {os.cpu_count()} CPUs).",
         "",
         "## Targets",
         "",
         *targets(rows, decode, long),
+        window_target(window),
     ]
     text = "\n".join(lines) + "\n"
     print(text[text.index("\n## Decoding") :])
@@ -332,7 +424,8 @@ def main(argv=None):
     (args.out / "attention_speed.md").write_text(text, encoding="utf-8")
     plot(rows, args.out / "attention_speed.png")
     print(f"wrote {args.out / 'attention_speed.md'} and {args.out / 'attention_speed.png'}")
+    return 1 if "MISSED" in text else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

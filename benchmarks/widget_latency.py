@@ -13,8 +13,8 @@ it builds the heads widget, then moves the slider through every h (each a first 
 
 It prints a markdown table of medians against the budgets (100 ms for 猫吃鱼 and for notebook 07's
 position slider, 250 ms for a 12-token sentence with 12 heads, 1 s for the slowest move with 200
-tokens) and the peak memory against its budget (300 MB), and exits with status 1 if any budget is
-missed. Timings depend on the machine and its load.
+tokens; 100 ms for notebook 11's K/V-heads and sliding-window sliders) and the peak memory against
+its budget (300 MB), and exits with status 1 if any budget is missed. Timings depend on the machine and its load.
 
     python benchmarks/widget_latency.py [--repeats 20]
 """
@@ -31,6 +31,7 @@ import matplotlib
 import numpy as np
 
 from attn_lib import examples
+from attn_lib.modern_widgets import kv_heads_widget, window_widget
 from attn_lib.position_widgets import position_widget
 from attn_lib.widgets import dk_widget, heads_widget, mask_widget, setup_check_widget
 
@@ -117,6 +118,7 @@ def main(argv=None):
     dk, mask, setup = dk_widget(), mask_widget(), setup_check_widget()
     heads, big = heads_widget(d_model=48), heads_widget(d_model=768, tokens=TWELVE_TOKENS)
     position = position_widget()
+    kv_heads, window = kv_heads_widget(), window_widget()
     cat, long = "猫吃鱼", "猫吃鱼 + 11 tokens"
     sentence_200 = in_fresh_process(long_sentence_run, 200, 768)
     # (widget, what changes, tokens, budget in seconds, how to time it)
@@ -179,6 +181,27 @@ def main(argv=None):
             "65 distances",
             0.100,
             lambda: time_changes(position, "base", (100, 1000, 10_000, 100_000), repeats),
+        ),
+        (
+            "kv_heads_widget",
+            "n_kv_heads: 1, 2, 4, 8",
+            "11 tokens, 8 query heads",
+            0.100,
+            lambda: time_changes(kv_heads, "n_kv_heads", (1, 2, 4, 8), repeats),
+        ),
+        (
+            "window_widget",
+            "window W: 1, 2, 4, 8, 16",
+            "32 positions",
+            0.100,
+            lambda: time_changes(window, "window", (1, 2, 4, 8, 16), repeats),
+        ),
+        (
+            "window_widget",
+            "layers L: 1, 2, 4, 8",
+            "32 positions",
+            0.100,
+            lambda: time_changes(window, "layers", (1, 2, 4, 8), repeats),
         ),
         (
             "heads_widget(d_model=768)",

@@ -30,6 +30,8 @@ TITLE_KEYS = {
     "draw_tiny_model": "diagrams.tiny_title",
     "draw_kv_cache": "diagrams.kv_title",
     "draw_online_softmax_tiles": "diagrams.tiles_title",
+    "draw_kv_sharing": "diagrams.kvshare_title",
+    "draw_sliding_window_layers": "diagrams.window_title",
 }
 
 
@@ -233,3 +235,24 @@ def test_block_cache_tiles_and_model_write_their_sizes():
 def test_cross_attention_weights_have_target_rows_and_source_columns():
     written = strings(diagrams.draw_cross_attention(CAT_TOKENS, ("the", "cat", "eats", "fish"), lang="en"))
     assert "[4, 3]" in written and "[4, 4]" in written
+
+
+def test_kv_sharing_writes_the_head_counts_and_cache_fractions_it_is_given():
+    written = strings(diagrams.draw_kv_sharing(6, (6, 3, 1), lang="en"))
+    for kv in (6, 3, 1):
+        assert i18n.t("diagrams.kvshare_heads", "en", h=6, kv=kv) in written
+        assert i18n.t("diagrams.kvshare_cache", "en", kv=kv, h=6) in written
+    assert written.count("K") == 6 + 3 + 1  # one key box per K/V head
+    assert [s for s in written if s.isdigit()] == [str(i) for i in range(1, 7)] * 3  # the query heads, per panel
+    with pytest.raises(ValueError, match="n_kv_heads=4 does not divide n_heads=6"):
+        diagrams.draw_kv_sharing(6, (4,))
+
+
+def test_window_layers_writes_the_reach_counted_from_the_masks():
+    written = strings(diagrams.draw_sliding_window_layers(n=16, window=4, n_layers=2, lang="en"))
+    assert i18n.t("diagrams.window_reach", "en", window=4, layers=2, reach=7) in written  # 2 * (4 - 1) + 1
+    fig = diagrams.draw_sliding_window_layers(n=16, window=4, n_layers=2, lang="en")
+    filled = [p for p in fig.axes[0].patches if p.get_facecolor()[:3] != (1.0, 1.0, 1.0)]
+    assert len(filled) == 7 + 4 + 1  # the input row, layer 1, the last token of layer 2
+    with pytest.raises(ValueError, match=r"n must be at least n_layers \* \(window - 1\) \+ 1 = 13"):
+        diagrams.draw_sliding_window_layers(n=10, window=5, n_layers=3)

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_basics_exercises import WRONG as BASICS_WRONG
+from test_modern_exercises import WRONG as MODERN_WRONG
 from test_position_exercises import WRONG as POSITION_WRONG
 
 import attn_lib
@@ -396,7 +397,7 @@ def test_every_diagnosis_in_i18n_is_reached_by_a_test():
     framing = re.compile(r"exercises\.(title_|case_|word_|expect_|passed|failed|converted_note|list_sep)")
     diagnoses = {key.removeprefix("exercises.") for key in STRINGS["en"] if key.startswith("exercises.")}
     diagnoses = {key for key in diagnoses if not framing.match(f"exercises.{key}")}
-    reached = {key for _, key, _ in WRONG + POSITION_WRONG} | BAD_INPUT_KEYS  # + notebook 07's checkers
+    reached = {key for _, key, _ in WRONG + POSITION_WRONG + MODERN_WRONG} | BAD_INPUT_KEYS  # + notebooks 07, 11
     reached |= {key for _, key, _ in BASICS_WRONG}  # + the checkers of notebooks 01-03
     assert diagnoses == reached
 

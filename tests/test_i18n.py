@@ -13,6 +13,7 @@ CODE_WORDS = {
     "softmax", "numpy", "logits", "inf", "NaN", "None", "True", "False", "NotImplementedError", "return",
     "mask", "axis", "keepdims", "exp", "weights", "reshape", "heads", "int", "dtype", "bool", "SHA", "pip",
     "download", "deps", "Var", "Token", "PyTorch", "GPU", "CPU", "MiniLM", "GiB", "MiB", "KiB",
+    "MHA", "GQA", "MQA", "Llama", "Mistral", "Falcon",  # the glossary's abbreviations and model names (notebook 11)
 }  # fmt: skip
 
 

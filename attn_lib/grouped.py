@@ -1,0 +1,194 @@
+"""Grouped-query attention: n_heads query heads share n_kv_heads key/value heads (notebook 11).
+
+Multi-head attention gives every query head its own keys and values. A model that generates text
+keeps every past key and value in its KV cache, and that cache, not the arithmetic, is what limits
+long contexts. Grouped-query attention (GQA; Ainslie et al. 2023) keeps all n_heads query heads but
+only n_kv_heads key/value heads; each K/V head serves a *group* of g = n_heads / n_kv_heads
+consecutive query heads:
+
+    query head i  uses  K/V head  i // g          (n_heads = 8, n_kv_heads = 2: heads 0-3 -> 0, 4-7 -> 1)
+
+n_kv_heads = n_heads is multi-head attention (MHA); n_kv_heads = 1 is multi-query attention (MQA;
+Shazeer 2019). This is the layout of PyTorch's `scaled_dot_product_attention(..., enable_gqa=True)`
+and of Hugging Face's `repeat_kv`: the K/V heads are *repeated* (np.repeat, 0 0 0 0 1 1 1 1), not
+*tiled* (np.tile, 0 1 0 1 0 1 0 1).
+
+Weights follow `attn_lib.multihead`: used as ``x @ w``; ``w_q`` and ``w_o`` are [d_model, d_model],
+``w_k`` and ``w_v`` are [d_model, n_kv_heads * d_k] (K/V head j uses columns j*d_k:(j+1)*d_k), with
+d_k = d_model / n_heads.
+"""
+
+import numbers
+
+import numpy as np
+
+from attn_lib._checks import (
+    _describe,
+    as_float_array,
+    check_fits,
+    check_heads_divide,
+    check_kv_heads_divide,
+    check_positive_int,
+    float_dtype,
+    work_dtype,
+)
+from attn_lib.core import ScoresOverflowError, scaled_dot_product_attention
+from attn_lib.multihead import _WIDER, _check_heads_mask, _project, merge_heads, split_heads
+
+
+def repeat_kv(x, n_rep):
+    """[..., n_kv_heads, n, d] -> [..., n_kv_heads * n_rep, n, d]: K/V head j becomes heads j*n_rep .. (j+1)*n_rep - 1.
+
+    np.repeat along the heads axis (0 0 1 1 for n_rep = 2), never np.tile (0 1 0 1): query head i of a
+    group of n_rep consecutive heads must meet K/V head i // n_rep.
+    """
+    x = as_float_array(x, "x", min_ndim=3)
+    n_rep = check_positive_int(n_rep, "n_rep")
+    return np.repeat(x, n_rep, axis=-3)  # [..., n_kv, n, d] -> [..., n_kv * n_rep, n, d]
+
+
+def grouped_attention(q, k, v, mask=None, scale=None):
+    """[..., h, n_q, d_k], [..., h_kv, n_k, d_k], [..., h_kv, n_k, d_v] -> [..., h, n_q, d_v], [..., h, n_q, n_k].
+
+    Scaled dot-product attention in which h query heads share h_kv key/value heads: query head i
+    attends with K/V head i // (h / h_kv). The same numbers as `scaled_dot_product_attention` on
+    K and V repeated with `repeat_kv` (and as PyTorch's enable_gqa=True), computed without copying
+    K and V: the queries are grouped as [..., h_kv, g, n_q, d_k] and each group meets its one K/V
+    head by broadcasting. `mask` and `scale` follow `scaled_dot_product_attention`; the mask
+    broadcasts to the weights [..., h, n_q, n_k].
+    """
+    q = as_float_array(q, "q", min_ndim=3)
+    k = as_float_array(k, "k", min_ndim=3)
+    v = as_float_array(v, "v", min_ndim=3)
+    h, h_kv = q.shape[-3], k.shape[-3]
+    if v.shape[-3] != h_kv:
+        raise ValueError(
+            f"k has {h_kv} heads but v has {v.shape[-3]}: every key/value head has its keys and its values"
+            f" (k {k.shape}, v {v.shape}; heads are the third axis from the end)"
+        )
+    if h < 1 or h_kv < 1:
+        raise ValueError(f"q and k need at least one head, got q {q.shape}, k {k.shape}")
+    if h % h_kv:
+        raise ValueError(
+            f"q has {h} heads but k and v have {h_kv}: the number of key/value heads must divide the number of"
+            f" query heads (each K/V head serves h / h_kv query heads; q {q.shape}, k {k.shape})"
+        )
+    g = h // h_kv
+    try:
+        batch = np.broadcast_shapes(q.shape[:-3], k.shape[:-3], v.shape[:-3])
+    except ValueError:
+        raise ValueError(
+            f"the leading (batch) dimensions of q {q.shape}, k {k.shape} and v {v.shape}, before the heads axis,"
+            " do not broadcast"
+        ) from None
+    if mask is not None:
+        mask = _check_grouped_mask(mask, (*batch, h, q.shape[-2], k.shape[-2]))
+    q = q.reshape(*q.shape[:-3], h_kv, g, *q.shape[-2:])  # [..., h, n_q, d_k] -> [..., h_kv, g, n_q, d_k]
+    k, v = k[..., None, :, :], v[..., None, :, :]  # [..., h_kv, 1, n_k, d]: one K/V head for the whole group
+    if mask is not None and mask.ndim >= 3:  # a mask over the h query heads: group its heads axis too
+        heads = mask.shape[-3]  # h or 1 (checked)
+        mask = mask.reshape(*mask.shape[:-3], h_kv, g, *mask.shape[-2:]) if heads == h else mask[..., None, :, :]
+    output, weights = scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)  # [..., h_kv, g, n_q, *]
+    output = output.reshape(*output.shape[:-4], h, *output.shape[-2:])  # -> [..., h, n_q, d_v]
+    weights = weights.reshape(*weights.shape[:-4], h, *weights.shape[-2:])  # -> [..., h, n_q, n_k]
+    return output, weights
+
+
+def _check_grouped_mask(mask, weights_shape):
+    """The mask as an array if it broadcasts to the weights [..., h, n_q, n_k], else an error naming both shapes."""
+    if isinstance(mask, (str, bytes)):
+        raise TypeError(f"mask must be a boolean or float array, got {_describe(mask)}")
+    try:
+        mask = np.asarray(mask)
+    except ValueError as exc:  # ragged lists
+        raise ValueError(f"mask must be a rectangular array: {exc}") from None
+    try:
+        fits = np.broadcast_shapes(mask.shape, weights_shape) == tuple(weights_shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"mask of shape {mask.shape} does not broadcast to the weights of shape {tuple(weights_shape)}"
+            " [..., h, n_q, n_k] (h = the number of query heads)"
+        )
+    return mask
+
+
+def _check_weight(w, name, d_model, width):
+    w = as_float_array(w, name)
+    if w.shape != (d_model, width):
+        raise ValueError(
+            f"{name} has shape {w.shape} but must be [d_model, {width}] = ({d_model}, {width}), used as x @ {name}"
+        )
+    return w
+
+
+def grouped_query_attention(x, w_q, w_k, w_v, w_o, n_heads, n_kv_heads, mask=None):
+    """[..., n, d_model] -> output [..., n, d_model], weights [..., h, n, n].
+
+    GQA(X) = Concat(head_1, ..., head_h) W_O with head_i = Attention(X W_i^Q, X W_j^K, X W_j^V), j = i // g,
+    g = n_heads / n_kv_heads. w_q, w_o are [d_model, d_model]; w_k, w_v are [d_model, n_kv_heads * d_k],
+    d_k = d_model / n_heads. With n_kv_heads = n_heads this is `multi_head_attention`; with
+    n_kv_heads = 1, multi-query attention. `mask`: as in `multi_head_attention` ([n, n], or one
+    with as many dimensions as the weights). float16 is computed in float32 and rounded once.
+    """
+    x = as_float_array(x, "x", min_ndim=2)
+    n_heads = check_positive_int(n_heads, "n_heads")
+    n_kv_heads = check_positive_int(n_kv_heads, "n_kv_heads")
+    d_model = x.shape[-1]
+    check_heads_divide(d_model, n_heads)
+    check_kv_heads_divide(n_heads, n_kv_heads)
+    d_kv = n_kv_heads * (d_model // n_heads)  # the width of all K (or V) heads together
+    w_q, w_o = _check_weight(w_q, "w_q", d_model, d_model), _check_weight(w_o, "w_o", d_model, d_model)
+    w_k, w_v = _check_weight(w_k, "w_k", d_model, d_kv), _check_weight(w_v, "w_v", d_model, d_kv)
+    _check_heads_mask(mask, x)
+    dtype = float_dtype(x, w_q, w_k, w_v, w_o)
+    work = work_dtype(dtype)  # float16 is computed in float32
+    x = x.astype(work, copy=False)
+
+    q = split_heads(_project(x, w_q, None, work, "the query projection x @ w_q"), n_heads)  # -> [..., h, n, d_k]
+    k = split_heads(_project(x, w_k, None, work, "the key projection x @ w_k"), n_kv_heads)  # -> [..., h_kv, n, d_k]
+    v = split_heads(_project(x, w_v, None, work, "the value projection x @ w_v"), n_kv_heads)  # -> [..., h_kv, n, d_k]
+    try:
+        heads, weights = grouped_attention(q, k, v, mask=mask)  # [..., h, n, d_k], [..., h, n, n]
+    except ScoresOverflowError:
+        raise ValueError(
+            f"the scores (x @ w_q)(x @ w_k)^T / sqrt(d_k) overflowed {work}: x, w_q and w_k are finite but"
+            f" too large in magnitude; rescale them{_WIDER.get(work.name, '')}"
+        ) from None
+    output = _project(merge_heads(heads), w_o, None, work, "the output projection heads @ w_o")  # [..., n, d_model]
+    if work != dtype:  # float16: round once, here
+        output = check_fits(output, dtype, "the output heads @ w_o", "the result does not fit {dtype}; rescale w_o")
+    return output, weights.astype(dtype, copy=False)
+
+
+def init_grouped_weights(d_model, n_heads, n_kv_heads, seed=0):
+    """-> {"w_q", "w_k", "w_v", "w_o"}: w_q, w_o [d_model, d_model]; w_k, w_v [d_model, n_kv_heads * d_k]; float64.
+
+    Entries from N(0, 1/d_model) with numpy.random.default_rng(seed), as in `init_multi_head_weights`.
+    """
+    d_model = check_positive_int(d_model, "d_model")
+    n_heads = check_positive_int(n_heads, "n_heads")
+    n_kv_heads = check_positive_int(n_kv_heads, "n_kv_heads")
+    check_heads_divide(d_model, n_heads)
+    check_kv_heads_divide(n_heads, n_kv_heads)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+        raise TypeError(f"seed must be a non-negative integer (or None), got {_describe(seed)}")
+    if seed is not None and seed < 0:
+        raise ValueError(f"seed={seed} must be a non-negative integer (numpy.random.default_rng's rule)")
+    rng = np.random.default_rng(seed)
+    std, d_kv = 1.0 / np.sqrt(d_model), n_kv_heads * (d_model // n_heads)
+    shapes = {"w_q": (d_model, d_model), "w_k": (d_model, d_kv), "w_v": (d_model, d_kv), "w_o": (d_model, d_model)}
+    return {name: rng.normal(0.0, std, size=shape) for name, shape in shapes.items()}
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens=1, bytes_per_number=2):
+    """The KV cache of one sequence: 2 (a key and a value) x layers x K/V heads x d_head x tokens x bytes per number.
+
+    Query heads do not appear: only the key/value heads are cached, which is the whole point of GQA
+    and MQA. bytes_per_number is 2 for float16/bfloat16 (the default), 4 for float32. An exact int.
+    """
+    numbers_ = [(n_layers, "n_layers"), (n_kv_heads, "n_kv_heads"), (d_head, "d_head"), (n_tokens, "n_tokens")]
+    n_layers, n_kv_heads, d_head, n_tokens = (check_positive_int(value, name) for value, name in numbers_)
+    bytes_per_number = check_positive_int(bytes_per_number, "bytes_per_number")
+    return 2 * n_layers * n_kv_heads * d_head * n_tokens * bytes_per_number
