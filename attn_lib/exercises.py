@@ -593,3 +593,8 @@ __all__ += [
     "run_rope_checks",
     "run_layer_norm_checks",
 ]
+
+# --- notebook 04: the whole formula without a mask (attn_lib/attention_exercises.py) ----------------
+from attn_lib.attention_exercises import check_attention_formula, run_attention_formula_checks  # noqa: E402
+
+__all__ += ["check_attention_formula", "run_attention_formula_checks"]

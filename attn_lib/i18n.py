@@ -580,6 +580,8 @@ STRINGS = {
         "position.widget_info": "Key at position {offset}, query D tokens later. RoPE: the largest change from the"
         " pair at positions 0 and D is {rope_change:.1e}, so the score depends on D alone. Sinusoid added to the"
         " embedding: the largest change is {added_change:.2f}, so the score depends on where the pair stands.",
+        # --- notebook 04: the formula exercise (attn_lib/attention_exercises.py) ---
+        "exercises.title_attention_formula": "the attention formula",
     },
     "zh": {
         "query_axis": "查询（发出注意力的词）",
@@ -1093,6 +1095,8 @@ STRINGS = {
         "position.widget_info": "键在位置 {offset}，查询在它后面 D 个词元处。旋转位置编码：与位置 0 和 D 上那一对相比，"
         "最大变化是 {rope_change:.1e}，所以分数只取决于 D。把正弦编码加到嵌入上：最大变化是 {added_change:.2f}，"
         "所以分数还取决于这一对在句子里的位置。",
+        # --- notebook 04: the formula exercise (attn_lib/attention_exercises.py) ---
+        "exercises.title_attention_formula": "注意力公式",
     },
 }
 
