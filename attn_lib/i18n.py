@@ -589,7 +589,7 @@ STRINGS = {
         "weight": "注意力权重",
         "attention_title": "注意力权重",
         "head_title": "第 {i} 个头",
-        "masked_cell": "被遮住：不允许关注（权重为 0）",
+        "masked_cell": "被掩码：不允许关注（权重为 0）",
         "heads_suptitle": "{h} 个头，每个头 d_k = {d_k}",
         "heads_suptitle_one": "1 个头，d_k = {d_k}",
         # --- widgets (attn_lib/widgets.py) ---
