@@ -198,7 +198,13 @@ def _cell_inches(h, n):
     nrows = -(-h // ncols)
     fit_width = (MAX_MOSAIC_INCHES - 0.3 * (ncols - 1)) / (ncols * n)  # room for the gaps between heads
     fit_height = (MAX_MOSAIC_INCHES - 0.4 * nrows) / (nrows * n)  # and for the titles above them
-    return min(0.5 if n <= 4 else 0.2, fit_width, fit_height)
+    side = 0.2 if n > 4 else 0.5 if _annotated(h, n) else 0.38  # room for a number such as 0.0026 in each square
+    return min(side, fit_width, fit_height)
+
+
+def _annotated(h, n):
+    """Whether the heads mosaic prints each weight in its square: only when the squares are few."""
+    return n <= 4 and h <= 8
 
 
 def heads_grid(h, n):
@@ -243,7 +249,7 @@ def heads_figure(h, tokens, lang, d_k):
         interpolation="nearest",
     )
     ax.set_axis_off()
-    annotate = n <= 4 and h <= 8  # print each weight in its cell when the cells are few
+    annotate = _annotated(h, n)  # print each weight in its cell when the cells are few
     for i in range(h):
         row, col = divmod(i, ncols)
         y0, x0 = row * (n + gap_y) + gap_y, col * (n + gap_x)
