@@ -572,10 +572,11 @@ def check_parameter_count(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("count
 
 
 # --- the checkers of the other notebooks: their own modules, re-exported here -------------------------
-# counting_exercises (01), basics_exercises (02, 03), position_exercises (07), capstone (09: your attention
-# inside the real model; it imports this module when it runs), modern_exercises (11). Imported last, as
-# these modules build on the helpers above.
+# counting_exercises (01), basics_exercises (02, 03), attention_exercises (04), position_exercises (07),
+# capstone (09: your attention inside the real model; it imports this module when it runs) and
+# modern_exercises (11). Imported last, as these modules build on the helpers above.
 
+from attn_lib.attention_exercises import check_attention_formula, run_attention_formula_checks  # noqa: E402
 from attn_lib.basics_exercises import (  # noqa: E402
     check_attend_all,
     check_attend_one,
@@ -614,6 +615,8 @@ from attn_lib.position_exercises import (  # noqa: E402
 )
 
 __all__ += [
+    "check_attention_formula",
+    "run_attention_formula_checks",
     "check_next_token_probabilities",
     "check_window_counts",
     "run_next_token_probabilities_checks",

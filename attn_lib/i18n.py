@@ -15,18 +15,19 @@ STRINGS = {
         "head_title": "head {i}",
         "masked_cell": "masked: may not attend (weight 0)",
         "heads_suptitle": "{h} heads, d_k = {d_k} each",
+        "heads_suptitle_one": "1 head, d_k = {d_k}",
         # --- widgets (attn_lib/widgets.py) ---
         "widgets.dk_label": "d_k (key size)",
         "widgets.scale_label": "scale by √d_k",
         "widgets.scaled": "scaled by √d_k",
         "widgets.unscaled": "not scaled",
-        "widgets.cat_title": "猫吃鱼: d_k = {d_k}, {mode}\nVar(scores) = {var:.2f}",
-        "widgets.long_title": "a longer sentence: Var(scores) = {var:.2f}\n"
-        "mean largest weight in a row: {mean_max:.2f}",
+        "widgets.cat_title": "猫吃鱼: d_k = {d_k}, {mode}\nmean largest weight in a row: {mean_max:.2f}",
+        "widgets.long_title": "a longer sentence\nmean largest weight in a row: {mean_max:.2f}",
+        "widgets.var_title_unscaled": "random q, k: Var(q·k) over all {n:,} sampled pairs = {var:.1f} (≈ d_k = {d_k})",
+        "widgets.var_title_scaled": "random q, k: Var(q·k / √d_k) over all {n:,} sampled pairs = {var:.2f} (≈ 1)",
         "widgets.cat_name": "猫吃鱼",
         "widgets.long_name": "我昨天在北京吃了烤鸭，今天在上海吃了",
         "widgets.sentence": "sentence",
-        "widgets.score_var": "variance of the scores",
         "widgets.row_max": "largest weight in each row",
         "widgets.sample_line": "Var(q·k) over {n} random pairs of unit-variance vectors with d_k = {d_k}: {var:.2f}"
         " (expected about {expected:g})",
@@ -34,9 +35,11 @@ STRINGS = {
         "widgets.mask_none": "none",
         "widgets.mask_causal": "causal",
         "widgets.mask_title_none": "no mask: every token sees every token",
-        "widgets.mask_title_causal": "causal mask: the upper triangle is 0",
+        "widgets.mask_title_causal": "causal mask: later keys are masked (weight 0)",
         "widgets.heads_label": "heads h",
         "widgets.heads_info": "h = {n_heads} heads, so d_k = d_model / h = {d_model} / {n_heads} = {d_k}."
+        " Parameters of the block: {n_params:,} (= 4 × d_model², the same for every h).",
+        "widgets.heads_info_one": "h = 1 head, so d_k = d_model / h = {d_model} / 1 = {d_k}."
         " Parameters of the block: {n_params:,} (= 4 × d_model², the same for every h).",
         "widgets.temperature_label": "temperature",
         "widgets.setup_title": "猫吃鱼 at temperature {temperature:.2g}",
@@ -851,6 +854,8 @@ STRINGS = {
         "modern.window_info": "W = {window}, L = {layers}: the last token's receptive field is L · (W − 1) + 1 ="
         " {formula} positions (the round figure L · W = {round} counts each layer's own position again). Counted"
         " from the composed masks of the {n} positions drawn: {measured}.",
+        # --- notebook 04: the formula exercise (attn_lib/attention_exercises.py) ---
+        "exercises.title_attention_formula": "the attention formula",
     },
     "zh": {
         "query_axis": "查询（发出注意力的词）",
@@ -858,33 +863,38 @@ STRINGS = {
         "weight": "注意力权重",
         "attention_title": "注意力权重",
         "head_title": "第 {i} 个头",
-        "masked_cell": "被遮住：不允许关注（权重为 0）",
+        "masked_cell": "被掩码：不允许关注（权重为 0）",
         "heads_suptitle": "{h} 个头，每个头 d_k = {d_k}",
+        "heads_suptitle_one": "1 个头，d_k = {d_k}",
         # --- widgets (attn_lib/widgets.py) ---
         "widgets.dk_label": "d_k（键的维度）",
         "widgets.scale_label": "除以 √d_k 缩放",
         "widgets.scaled": "已除以 √d_k",
         "widgets.unscaled": "未缩放",
-        "widgets.cat_title": "猫吃鱼：d_k = {d_k}，{mode}\n分数的方差 = {var:.2f}",
-        "widgets.long_title": "较长的句子：分数的方差 = {var:.2f}\n每行最大权重的平均值：{mean_max:.2f}",
+        "widgets.cat_title": "猫吃鱼：d_k = {d_k}，{mode}\n每行最大权重的平均值：{mean_max:.2f}",
+        "widgets.long_title": "较长的句子\n每行最大权重的平均值：{mean_max:.2f}",
+        "widgets.var_title_unscaled": "随机的 q、k：全部 {n:,} 对样本上 Var(q·k) = {var:.1f}（约等于 d_k = {d_k}）",
+        "widgets.var_title_scaled": "随机的 q、k：全部 {n:,} 对样本上 Var(q·k / √d_k) = {var:.2f}（约等于 1）",
         "widgets.cat_name": "猫吃鱼",
         "widgets.long_name": "我昨天在北京吃了烤鸭，今天在上海吃了",
         "widgets.sentence": "句子",
-        "widgets.score_var": "分数的方差",
         "widgets.row_max": "每行的最大权重",
         "widgets.sample_line": "在 {n} 对单位方差随机向量上（d_k = {d_k}）测得 Var(q·k) = {var:.2f}"
         "（预期约为 {expected:g}）",
         "widgets.mask_label": "掩码",
         "widgets.mask_none": "无",
         "widgets.mask_causal": "因果",
-        "widgets.mask_title_none": "无掩码：每个词都能看到所有词",
-        "widgets.mask_title_causal": "因果掩码：上三角全为 0",
+        "widgets.mask_title_none": "无掩码：每个词元都能看到所有词元",
+        "widgets.mask_title_causal": "因果掩码：后面的键被掩码（权重为 0）",
         "widgets.heads_label": "头数 h",
         "widgets.heads_info": "h = {n_heads} 个头，所以 d_k = d_model / h = {d_model} / {n_heads} = {d_k}。"
         "这一层的参数量：{n_params:,}（= 4 × d_model²，与 h 无关）。",
+        "widgets.heads_info_one": "h = 1 个头，所以 d_k = d_model / h = {d_model} / 1 = {d_k}。"
+        "这一层的参数量：{n_params:,}（= 4 × d_model²，与 h 无关）。",
         "widgets.temperature_label": "温度",
         "widgets.setup_title": "温度为 {temperature:.2g} 时的猫吃鱼",
-        "widgets.setup_ok": "如果坐标轴上显示“猫 吃 鱼”，并且拖动滑块时热力图随之变化，说明交互控件和中文显示都正常。",
+        "widgets.setup_ok": "如果坐标轴上显示“猫”“吃”“鱼”，并且拖动滑块时热力图随之变化，"
+        "说明交互控件和中文显示都正常。",
         "widgets.error": "无法重绘：{message}",
         "widgets.still_caption": "这是交互控件的静态截图：运行这个单元格即可使用控件"
         "（如果运行后仍是静态图，请刷新浏览器页面再运行一次）。",
@@ -1579,6 +1589,8 @@ STRINGS = {
         "modern.window_info": "W = {window}，L = {layers}：最后一个词元的感受野是 L · (W − 1) + 1 = {formula}"
         " 个位置（常说的 L · W = {round} 把每一层自己的位置又多算了一次）。"
         "由图中 {n} 个位置的掩码逐层复合数出来的结果：{measured}。",
+        # --- notebook 04: the formula exercise (attn_lib/attention_exercises.py) ---
+        "exercises.title_attention_formula": "注意力公式",
     },
 }
 

@@ -16,6 +16,10 @@ result is sent as PNG bytes to an `ipywidgets.Image`. Where a new value needs a 
 widget: one layout per h), the frames of the neighbouring values are drawn right after each update,
 while the learner looks at the picture, so the next key press finds them ready.
 
+Every widget that shows 猫吃鱼 shows the course's one example, `attn_lib.examples.cat_example()`, at its
+default settings (the d_k widget at d_k = 2 with scaling, the mask widget without a mask, the setup check at
+temperature 1); the heads widget projects 猫吃鱼 to d_model with a random seeded matrix.
+
 Where the live widget cannot run, its display data still shows a picture: the same PNG with a caption
 that says what to do (run the cell; reload the page if it stays a picture). JupyterLab shows that
 picture instead of the widget when the output is not trusted (a notebook opened but not yet run: the
@@ -82,10 +86,12 @@ class DkWidget(AttentionWidget):
     def __init__(self, lang=None, seed=0, d_in=64, n_pairs=N_SAMPLE_PAIRS):
         rng = np.random.default_rng(check_seed(seed))
         d_max = D_K_OPTIONS[-1]
-        x_cat = standardised_cat_embeddings()  # [3, 4]
+        x_cat = np.array(examples.CAT_EMBEDDINGS)  # [3, 4]: the article's embeddings
         x_long = rng.standard_normal((len(examples.SHANGHAI_TOKENS), d_in))  # [11, d_in]
-        # columns 0..d_k-1 of each projection give the d_k-dimensional q and k
-        self._q_cat, self._k_cat = project(x_cat, d_max, rng), project(x_cat, d_max, rng)  # [3, 512] each
+        # columns 0..d_k-1 of each projection give the d_k-dimensional q and k; for 猫吃鱼 they are the course's
+        # projections (cat_projections: the same first columns for every d_k), so d_k = 2 is cat_example()
+        w_q, w_k, _ = examples.cat_projections(d_max)  # [4, 512] each
+        self._q_cat, self._k_cat = x_cat @ w_q, x_cat @ w_k  # [3, 4] x [4, 512] -> [3, 512] each
         self._q_long, self._k_long = project(x_long, d_max, rng), project(x_long, d_max, rng)  # [11, 512] each
         # many independent pairs of unit-variance vectors: where Var(q . k) = d_k holds by construction
         self._q_sample = rng.standard_normal((n_pairs, d_max))  # [n_pairs, 512]
@@ -94,7 +100,7 @@ class DkWidget(AttentionWidget):
         controls = {
             "d_k": ipywidgets.SelectionSlider(
                 options=D_K_OPTIONS,
-                value=64,
+                value=examples.CAT_D_K,
                 continuous_update=False,
                 description=t("widgets.dk_label", lang_now),
                 style={"description_width": "initial"},
@@ -135,15 +141,17 @@ class DkWidget(AttentionWidget):
             "n_pairs": len(dots),
         }
         mode = t("widgets.scaled" if scale else "widgets.unscaled", lang)
-        titles = [
-            t("widgets.cat_title", lang, d_k=d_k, mode=mode, var=state["score_var"]),
-            t("widgets.long_title", lang, var=state["long_score_var"], mean_max=state["long_row_max"].mean()),
+        variance = "widgets.var_title_scaled" if scale else "widgets.var_title_unscaled"
+        titles = [  # the claim (Var ≈ d_k, ≈ 1 scaled) in the picture itself, where a static reader sees it
+            t(variance, lang, n=state["n_pairs"], d_k=d_k, var=state["sample_var"]),
+            t("widgets.cat_title", lang, d_k=d_k, mode=mode, mean_max=state["row_max"].mean()),
+            t("widgets.long_title", lang, mean_max=state["long_row_max"].mean()),
         ]
         return state, [weights, long_weights], titles
 
     def build_figure(self, state, lang):
         use_cjk_font()
-        fig = Figure(figsize=(9.6, 4.4), layout="constrained")
+        fig = Figure(figsize=(9.6, 4.8), layout="constrained")
         ax_cat, ax_long = fig.subplots(1, 2, width_ratios=[1, 1.6])
         placeholder = np.full((3, 3), 0.5)
         draw_attention(
@@ -156,6 +164,7 @@ class DkWidget(AttentionWidget):
             colorbar=False,
             title="-\n-",
         )
+        suptitle = fig.suptitle("-", fontsize=12)
         n = len(examples.SHANGHAI_TOKENS)
         draw_attention(
             ax_long,
@@ -166,21 +175,15 @@ class DkWidget(AttentionWidget):
             annotate=False,
             title="-\n-",
         )
-        return FastFigure(fig, titles=[ax_cat.title, ax_long.title])
+        return FastFigure(fig, titles=[suptitle, ax_cat.title, ax_long.title])
 
     def describe(self, state, lang):
         rows = [
-            (t("widgets.cat_name", lang), state["score_var"], _row_max_text(state["tokens"], state["row_max"])),
-            (
-                t("widgets.long_name", lang),
-                state["long_score_var"],
-                _row_max_text(state["long_tokens"], state["long_row_max"]),
-            ),
+            (t("widgets.cat_name", lang), _row_max_text(state["tokens"], state["row_max"])),
+            (t("widgets.long_name", lang), _row_max_text(state["long_tokens"], state["long_row_max"])),
         ]
         body = "".join(
-            f"<tr><td>{html.escape(name)}</td><td style='text-align:right'>{var:.2f}</td>"
-            f"<td>{html.escape(row_max)}</td></tr>"
-            for name, var, row_max in rows
+            f"<tr><td>{html.escape(name)}</td><td>{html.escape(row_max)}</td></tr>" for name, row_max in rows
         )
         sample = t(
             "widgets.sample_line",
@@ -193,7 +196,6 @@ class DkWidget(AttentionWidget):
         return (
             f"<p>{html.escape(sample)}</p>"
             f"<table><tr><th>{html.escape(t('widgets.sentence', lang))}</th>"
-            f"<th>{html.escape(t('widgets.score_var', lang))}</th>"
             f"<th>{html.escape(t('widgets.row_max', lang))}</th></tr>{body}</table>"
         )
 
@@ -201,9 +203,11 @@ class DkWidget(AttentionWidget):
 def dk_widget(lang=None, seed=0):
     """A d_k slider (1, 2, 4, ..., 512) and a "scale by √d_k" checkbox that redraw two heatmaps and their statistics.
 
-    Q and K come from seeded random projections of unit-variance inputs (the standardised 猫吃鱼
-    embeddings, and random embeddings for the longer sentence). The statistics include Var(q . k)
-    measured over 2000 random pairs of unit-variance d_k-vectors: about d_k unscaled, about 1 scaled.
+    猫吃鱼 is the course's example: the article's X times the first d_k columns of the course's projections
+    (`attn_lib.examples.cat_projections`), so at the default d_k = 2 with scaling its weights are
+    `cat_example().weights`. The longer sentence has seeded random embeddings and projections. The figure's
+    title states Var(q . k) measured over all 2000 sampled pairs of unit-variance d_k-vectors: about d_k
+    unscaled, about 1 scaled.
 
     controls: "d_k" (SelectionSlider), "scale" (Checkbox). state: d_k, scale, tokens, scores, weights
     ([3, 3], 猫吃鱼), long_tokens, long_scores, long_weights ([11, 11]), score_var, long_score_var,
@@ -220,10 +224,10 @@ class MaskWidget(AttentionWidget):
 
     kind = "mask"
 
-    def __init__(self, lang=None, seed=0, d_k=2):
-        rng = np.random.default_rng(check_seed(seed))
-        x = standardised_cat_embeddings()  # [3, 4]
-        q, k = project(x, d_k, rng), project(x, d_k, rng)  # [3, d_k] each
+    def __init__(self, lang=None, seed=examples.CAT_SEED, d_k=examples.CAT_D_K):
+        x = np.array(examples.CAT_EMBEDDINGS)  # [3, 4]: the article's embeddings
+        w_q, w_k, _ = examples.cat_projections(d_k, seed=check_seed(seed))  # the course's, at the default seed
+        q, k = x @ w_q, x @ w_k  # [3, 4] x [4, d_k] -> [3, d_k] each
         self._scores = q @ k.T / np.sqrt(d_k)  # [3, d_k] x [d_k, 3] -> [3, 3]
         lang_now = _language(lang)
         controls = {
@@ -235,21 +239,36 @@ class MaskWidget(AttentionWidget):
         }
         super().__init__(controls, lang)
 
+    @staticmethod
+    def _allowed(kind):
+        n = len(examples.CAT_TOKENS)
+        return causal_mask(n) if kind == "causal" else np.ones((n, n), dtype=bool)  # [3, 3], True = may attend
+
     def compute(self, lang):
         kind = self.controls["mask"].value
-        n = len(examples.CAT_TOKENS)
-        allowed = causal_mask(n) if kind == "causal" else np.ones((n, n), dtype=bool)  # [3, 3]
+        allowed = self._allowed(kind)
         scores = np.where(allowed, self._scores, -np.inf)  # a forbidden key gets -inf
         weights = softmax(scores)  # [3, 3]
         state = {"mask": kind, "tokens": examples.CAT_TOKENS, "allowed": allowed, "scores": scores, "weights": weights}
         return state, [weights], [t(f"widgets.mask_title_{kind}", lang)]
 
+    def figure_key(self, state, lang):
+        return state["mask"], lang  # masked cells are part of the frame: one frame per mask
+
     def build_figure(self, state, lang):
-        return cat_figure(lang)
+        mask = None if state["mask"] == "none" else self._allowed(state["mask"])
+        return cat_figure(lang, mask=mask, legend_room=True)  # the heatmap in the same place with and without
+
+    def nearby_states(self, state):
+        """The other setting of the toggle: a click goes there next."""
+        return [{"mask": kind} for _, kind in self.controls["mask"].options if kind != state["mask"]]
 
 
-def mask_widget(lang=None, seed=0):
+def mask_widget(lang=None, seed=examples.CAT_SEED):
     """Toggle buttons "none" / "causal" that redraw the 猫吃鱼 heatmap; causal -> upper triangle exactly 0.
+
+    The weights are `cat_example().weights` and `cat_example(causal=True).weights` (another `seed` draws other
+    projections); masked cells are drawn grey and hatched with "—", with a legend entry.
 
     controls: "mask" (ToggleButtons, values "none" / "causal"). state: mask, tokens, allowed (bool [3, 3],
     True = may attend), scores ([3, 3], -inf where masked), weights ([3, 3]), n_heatmaps, error.
@@ -330,15 +349,17 @@ class HeadsWidget(AttentionWidget):
         ]
 
     def describe(self, state, lang):
-        return "<p>" + html.escape(t("widgets.heads_info", lang, **state)) + "</p>"
+        key = "widgets.heads_info_one" if state["n_heads"] == 1 else "widgets.heads_info"
+        return "<p>" + html.escape(t(key, lang, **state)) + "</p>"
 
 
 def heads_widget(d_model=48, tokens=None, lang=None, seed=0, max_heads=MAX_HEADS):
     """A heads slider offering only the divisors h of d_model (up to `max_heads`): one heatmap per head.
 
     Shows d_k = d_model / h and the parameter count 4 d_model^2, which does not change with h.
-    `tokens=None` uses 猫吃鱼 (the article's embeddings projected to d_model by a seeded matrix);
-    other tokens get seeded random embeddings.
+    `tokens=None` uses 猫吃鱼 (the article's embeddings, standardised, projected to d_model by a seeded random
+    matrix: not the course's d_k = 2 example, and its heads are random and untrained); other tokens get seeded
+    random embeddings.
 
     controls: "n_heads" (SelectionSlider). state: n_heads, d_model, d_k, n_params, tokens,
     weights ([h, n, n]), n_heatmaps (= h), error.
@@ -355,8 +376,7 @@ class SetupCheckWidget(AttentionWidget):
     kind = "setup"
 
     def __init__(self, lang=None):
-        x = standardised_cat_embeddings()  # [3, 4]
-        self._scores = x @ x.T / np.sqrt(x.shape[-1])  # [3, 4] x [4, 3] -> [3, 3]
+        self._scores = examples.cat_example().scaled_scores  # [3, 3]: the course's 猫吃鱼, Q Kᵀ / √d_k
         lang_now = _language(lang)
         controls = {
             "temperature": ipywidgets.FloatLogSlider(
@@ -387,6 +407,9 @@ class SetupCheckWidget(AttentionWidget):
 
 def setup_check_widget(lang=None):
     """Notebook 00's check: a 猫吃鱼 heatmap and a temperature slider; it proves widgets and Chinese glyphs work.
+
+    The weights are softmax(scaled scores / temperature) of the course's example: `cat_example().weights`
+    at temperature 1.
 
     controls: "temperature" (FloatLogSlider, 0.1 to 10). state: temperature, tokens, weights ([3, 3]),
     n_heatmaps, error.

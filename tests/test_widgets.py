@@ -5,6 +5,7 @@ import io
 import warnings
 
 import ipywidgets
+import matplotlib
 import numpy as np
 import pytest
 import reference as ref
@@ -14,7 +15,8 @@ from PIL import Image
 
 from attn_lib import count_parameters, examples, init_multi_head_weights, multi_head_attention
 from attn_lib.i18n import STRINGS, set_language
-from attn_lib.widget_figures import still_png
+from attn_lib.plotting import MASK_FACE, MASK_TEXT, format_weight
+from attn_lib.widget_figures import DPI, cat_figure, still_png
 from attn_lib.widgets import (
     D_K_OPTIONS,
     MAX_TOKENS,
@@ -318,12 +320,146 @@ def test_causal_mask_zeroes_the_upper_triangle_exactly():
 
 def test_the_annotated_cells_show_the_weights():
     w = mask_widget()
-    w.controls["mask"].value = "causal"
+    for kind, numbers in (("causal", 6), ("none", 9), ("causal", 6)):  # every frame, both figures
+        w.controls["mask"].value = kind
+        (cells,) = w._figures[(kind, "en")].cells
+        assert len(cells) == numbers  # a masked cell holds "—", not a number
+        for text, (i, j) in cells:
+            assert text.get_text() == format_weight(w.state["weights"][i, j])
+
+
+def cell_pixels(widget, figure, i, j):
+    """The RGB pixels of heatmap cell (i, j) in the widget's picture, without a margin of 3 pixels."""
+    ax = figure.images[0].axes
+    height = figure.canvas.get_width_height(physical=True)[1]
+    (x0, y0), (x1, y1) = ax.transData.transform([(j - 0.5, i + 0.5), (j + 0.5, i - 0.5)])  # lower left, upper right
+    rows = slice(int(height - y1) + 3, int(height - y0) - 3)
+    return pixels(widget.image.value)[rows, int(x0) + 3 : int(x1) - 3]
+
+
+def test_masked_cells_stay_grey_hatched_and_dashed_in_every_frame(english):
+    """Issue 15 item 4: masked cells look different from a 0 weight, and the fast redraw leaves them so."""
+    w = mask_widget()
+    for kind in ("causal", "none", "causal"):
+        w.controls["mask"].value = kind
+    figure = w._figures[("causal", "en")]
+    ax = figure.images[0].axes
+    dashes = [text for text in ax.texts if text.get_text() == MASK_TEXT]
+    assert sorted((round(text.get_position()[1]), round(text.get_position()[0])) for text in dashes) == [
+        (0, 1),
+        (0, 2),
+        (1, 2),
+    ]
+    assert len(ax.patches) == 3 and all(patch.get_hatch() == "///" for patch in ax.patches)
+    assert ax.get_legend() is not None and MASK_TEXT not in [text.get_text() for text, _ in figure.cells[0]]
+    grey = np.array(matplotlib.colors.to_rgb(MASK_FACE)) * 255
+    for i, j in [(0, 1), (0, 2), (1, 2)]:  # masked: grey face, dark hatching
+        cell = cell_pixels(w, figure, i, j).reshape(-1, 3).astype(float)
+        assert (np.abs(cell - grey).sum(axis=-1) < 12).mean() > 0.4, (i, j)
+        assert (cell.sum(axis=-1) < 3 * 170).mean() > 0.03, (i, j)
+    # an unmasked weight drawn in the same colours as a masked cell would look masked: it is blue, not grey
+    visible = cell_pixels(w, figure, 1, 1).reshape(-1, 3).astype(float)
+    assert (np.abs(visible - grey).sum(axis=-1) < 12).mean() < 0.05
+
+
+def test_the_fast_redraw_writes_weights_as_format_weight_does(english):
+    """A weight of 0.0026 is not "0.00" (issue 15): the fast redraw uses attn_lib.plotting.format_weight."""
+    figure = cat_figure("en")
+    matrix = np.array([[0.9974, 0.0026, 0.0], [0.5, 0.25, 0.25], [0.0004, 0.4996, 0.5]])
+    figure.render([matrix], ["-"])
+    shown = {index: text.get_text() for text, index in figure.cells[0]}
+    assert shown[(0, 1)] == "0.0026" and shown[(0, 0)] == "1.00" and shown[(0, 2)] == "0"
+    assert shown[(2, 0)] == "<0.001" and shown == {index: format_weight(matrix[index]) for index in shown}
+
+
+# --- one 猫吃鱼 (issue 15 item 2) -------------------------------------------------------------------
+
+
+def test_every_cat_widget_shows_the_course_example_at_its_default_settings(english):
+    example, causal = examples.cat_example(), examples.cat_example(causal=True)
+    dk, mask, setup = dk_widget(), mask_widget(), setup_check_widget()
+    assert dk.state["d_k"] == 2 and dk.state["scale"] is True
+    assert mask.state["mask"] == "none" and setup.state["temperature"] == 1.0
+    for w in (dk, mask, setup):
+        np.testing.assert_allclose(w.state["weights"], example.weights, rtol=1e-12, atol=1e-15)
+    mask.controls["mask"].value = "causal"
+    np.testing.assert_allclose(mask.state["weights"], causal.weights, rtol=1e-12, atol=1e-15)
+    # and the picture says so: each drawn number is the example's weight
+    for w, weights in ((dk, example.weights), (setup, example.weights), (mask, causal.weights)):
+        figure = next(f for key, f in w._figures.items() if "causal" in key or w is not mask)
+        for text, index in figure.cells[0]:
+            assert text.get_text() == format_weight(weights[index])
+
+
+def test_the_d_k_widget_shows_the_same_example_at_every_d_k():
+    """猫吃鱼 at d_k uses the first d_k columns of the course's projections: cat_example(d_k) for every d_k."""
+    w = dk_widget()
+    for d_k in (1, 4, 64, 512):
+        w.controls["d_k"].value = d_k
+        np.testing.assert_allclose(w.state["weights"], examples.cat_example(d_k).weights, rtol=1e-10, atol=1e-15)
+
+
+# --- what a static reader sees -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("d_k", "scale", "expected"), [(512, False, "512"), (512, True, "1"), (2, True, "1")])
+def test_the_d_k_title_states_the_variance_over_all_sampled_pairs(lang, d_k, scale, expected):
+    """Issue 15 item 4: the claim (Var ≈ d_k unscaled, ≈ 1 scaled) is in the picture, not only in the HTML below it."""
+    w = dk_widget(lang=lang)
+    w.controls["scale"].value = scale
+    w.controls["d_k"].value = d_k
     (figure,) = w._figures.values()
-    (cells,) = figure.cells
-    assert len(cells) == 9
-    for text, (i, j) in cells:
-        assert text.get_text() == f"{w.state['weights'][i, j]:.2f}"
+    title = figure.titles[0]
+    assert title is figure.fig._suptitle
+    text = title.get_text()
+    measured = w.state["sample_var"]
+    assert f"{measured:.1f}" in text if not scale else f"{measured:.2f}" in text
+    assert "2,000" in text and f"= {expected}" in text.replace("约等于 ", "≈ ").replace("≈ ", "= ")
+    np.testing.assert_allclose(measured, d_k if not scale else 1.0, rtol=0.15)
+    assert has_chinese(text) == (lang == "zh")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_heads_widget_says_1_head_not_1_heads(lang):
+    w = heads_widget(lang=lang)
+    w.controls["n_heads"].value = 1
+    suptitle = w._figures[(1, lang)].fig._suptitle.get_text()
+    info = w.info.value
+    if lang == "en":
+        assert suptitle.startswith("1 head,") and "h = 1 head," in info
+        assert "1 heads" not in suptitle + info
+    else:
+        assert suptitle.startswith("1 个头") and "h = 1 个头" in info
+    w.controls["n_heads"].value = 2
+    assert w._figures[(2, lang)].fig._suptitle.get_text().startswith("2 heads" if lang == "en" else "2 个头")
+
+
+@pytest.mark.parametrize("tokens", [examples.ANIMAL_TOKENS, None], ids=["animal", "cat"])
+def test_the_heads_grid_at_16_heads_has_no_label_under_8_points_and_no_overlap(tokens, english):
+    """Issue 15 item 4, measured as a reader sees it: the picture is at most 1000 pixels wide (a notebook shows
+    it unshrunk), every text is drawn at least as large as an 8-point label of the notebooks' 100-dpi figures,
+    and no two token labels overlap."""
+    w = heads_widget(d_model=48, tokens=tokens)
+    w.controls["n_heads"].value = 16
+    figure = w._figures[(16, "en")]
+    fig, renderer = figure.fig, figure.canvas.get_renderer()
+    assert Image.open(io.BytesIO(w.image.value)).size[0] <= 1000
+    texts = [text for text in fig.findobj(matplotlib.text.Text) if text.get_text().strip()]
+    assert len(texts) > 20
+    small = [(text.get_text(), text.get_fontsize()) for text in texts if text.get_fontsize() * DPI / 100 < 8]
+    assert not small
+    labels = [text for text in fig.axes[0].texts if text.get_gid() == "label" and text.get_text() in w.tokens]
+    counts = {token: [text.get_text() for text in labels].count(token) for token in w.tokens}
+    assert min(counts.values()) >= 2  # every token labelled, as a query (each row of heads) and as a key
+    boxes = [text.get_window_extent(renderer) for text in labels]
+    overlapping = [
+        (labels[a].get_text(), labels[b].get_text())
+        for a in range(len(boxes))
+        for b in range(a + 1, len(boxes))
+        if boxes[a].overlaps(boxes[b])
+    ]
+    assert not overlapping
 
 
 # --- heads ---------------------------------------------------------------------------------------
