@@ -340,6 +340,10 @@ STRINGS = {
         "tiny.checkpoint_title": "Where the blank looks after {step} training steps",
         "tiny.checkpoint_info": "Step {step}: the head that ends up looking most at the today-city"
         " (layer {layer}, head {head}) puts {today:.2f} on it and {yesterday:.2f} on the yesterday-city.",
+        "tiny.legend_today": "today's city",
+        "tiny.legend_yesterday": "yesterday's city",
+        "tiny.legend_other": "other tokens",
+        "tiny.legend_target": "target {target:g}",
         # --- efficient attention (attn_lib/efficient.py) ---
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
@@ -892,6 +896,10 @@ STRINGS = {
         "tiny.checkpoint_title": "训练 {step} 步后，空白处在看哪里",
         "tiny.checkpoint_info": "第 {step} 步：训练结束时最看今天城市的那个头（第 {layer} 层，第 {head} 个头）"
         "给今天的城市的权重是 {today:.2f}，给昨天的城市的是 {yesterday:.2f}。",
+        "tiny.legend_today": "今天的城市",
+        "tiny.legend_yesterday": "昨天的城市",
+        "tiny.legend_other": "其他词元",
+        "tiny.legend_target": "目标 {target:g}",
         # --- efficient attention (attn_lib/efficient.py) ---
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
