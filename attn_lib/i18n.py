@@ -367,6 +367,13 @@ STRINGS = {
             "{file} has SHA-256 {got} but {expected} was expected: the file is damaged or is not the one"
             " attn_lib was tested with. Delete it (or its whole folder) and load the model again."
         ),
+        # --- head types of a real model (attn_lib/head_types.py) ---
+        "heads.layer": "layer {layer}",
+        "heads.previous": "previous-token head: average weight ≥ {threshold:g} on key i − 1 ({count})",
+        "heads.next": "next-token head: average weight ≥ {threshold:g} on key i + 1 ({count})",
+        "heads.special": "parks on [CLS]/[SEP]: average weight ≥ {threshold:g} on the two together ({count})",
+        "heads.other": "none of these ({count})",
+        "heads.grid_title": "All {count} heads on one sentence (rows: layers, columns: heads), framed by type",
         # --- diagrams (attn_lib/diagrams.py, attn_lib/model_diagrams.py) ---
         "diagrams.output": "output",
         "diagrams.query": "query q",
@@ -921,6 +928,13 @@ STRINGS = {
             "{file} 的 SHA-256 是 {got}，应为 {expected}：文件已损坏，或不是 attn_lib 测试过的那一份。"
             "请删除该文件（或整个文件夹）后重新加载模型。"
         ),
+        # --- head types of a real model (attn_lib/head_types.py) ---
+        "heads.layer": "第 {layer} 层",
+        "heads.previous": "前一个词元头：在键 i − 1 上的平均权重 ≥ {threshold:g}（{count} 个）",
+        "heads.next": "后一个词元头：在键 i + 1 上的平均权重 ≥ {threshold:g}（{count} 个）",
+        "heads.special": "停靠在“[CLS]”“[SEP]”上：两者合计的平均权重 ≥ {threshold:g}（{count} 个）",
+        "heads.other": "都不是（{count} 个）",
+        "heads.grid_title": "同一句话上的全部 {count} 个头（行：层，列：头），边框颜色表示类型",
         # --- diagrams (attn_lib/diagrams.py, attn_lib/model_diagrams.py) ---
         "diagrams.output": "输出",
         "diagrams.query": "查询 q",
