@@ -369,9 +369,9 @@ STRINGS = {
         ),
         # --- head types of a real model (attn_lib/head_types.py) ---
         "heads.layer": "layer {layer}",
-        "heads.previous": "previous-token head: average weight ≥ {threshold:g} on key i − 1 ({count})",
-        "heads.next": "next-token head: average weight ≥ {threshold:g} on key i + 1 ({count})",
-        "heads.special": "parks on [CLS]/[SEP]: average weight ≥ {threshold:g} on the two together ({count})",
+        "heads.previous": "previous-token heads ({count}): average weight ≥ {threshold:g} on key i − 1",
+        "heads.next": "next-token heads ({count}): average weight ≥ {threshold:g} on key i + 1",
+        "heads.special": "heads that park on [CLS]/[SEP] ({count}): average weight ≥ {threshold:g} on the two together",
         "heads.other": "none of these ({count})",
         "heads.grid_title": "All {count} heads on one sentence (rows: layers, columns: heads), framed by type",
         # --- diagrams (attn_lib/diagrams.py, attn_lib/model_diagrams.py) ---
@@ -930,9 +930,9 @@ STRINGS = {
         ),
         # --- head types of a real model (attn_lib/head_types.py) ---
         "heads.layer": "第 {layer} 层",
-        "heads.previous": "前一个词元头：在键 i − 1 上的平均权重 ≥ {threshold:g}（{count} 个）",
-        "heads.next": "后一个词元头：在键 i + 1 上的平均权重 ≥ {threshold:g}（{count} 个）",
-        "heads.special": "停靠在“[CLS]”“[SEP]”上：两者合计的平均权重 ≥ {threshold:g}（{count} 个）",
+        "heads.previous": "前一个词元头（{count} 个）：在键 i − 1 上的平均权重 ≥ {threshold:g}",
+        "heads.next": "后一个词元头（{count} 个）：在键 i + 1 上的平均权重 ≥ {threshold:g}",
+        "heads.special": "停靠在“[CLS]”“[SEP]”上的头（{count} 个）：两者合计的平均权重 ≥ {threshold:g}",
         "heads.other": "都不是（{count} 个）",
         "heads.grid_title": "同一句话上的全部 {count} 个头（行：层，列：头），边框颜色表示类型",
         # --- diagrams (attn_lib/diagrams.py, attn_lib/model_diagrams.py) ---
