@@ -344,6 +344,13 @@ STRINGS = {
         "tiny.legend_yesterday": "yesterday's city",
         "tiny.legend_other": "other tokens",
         "tiny.legend_target": "target {target:g}",
+        # --- head types of a real model (attn_lib/head_types.py) ---
+        "heads.layer": "layer {layer}",
+        "heads.previous": "previous-token heads ({count}): average weight ≥ {threshold:g} on key i − 1",
+        "heads.next": "next-token heads ({count}): average weight ≥ {threshold:g} on key i + 1",
+        "heads.special": "heads that park on [CLS]/[SEP] ({count}): average weight ≥ {threshold:g} on the two together",
+        "heads.other": "none of these ({count})",
+        "heads.grid_title": "All {count} heads on one sentence (rows: layers, columns: heads), framed by type",
         # --- efficient attention (attn_lib/efficient.py) ---
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
@@ -367,13 +374,6 @@ STRINGS = {
             "{file} has SHA-256 {got} but {expected} was expected: the file is damaged or is not the one"
             " attn_lib was tested with. Delete it (or its whole folder) and load the model again."
         ),
-        # --- head types of a real model (attn_lib/head_types.py) ---
-        "heads.layer": "layer {layer}",
-        "heads.previous": "previous-token heads ({count}): average weight ≥ {threshold:g} on key i − 1",
-        "heads.next": "next-token heads ({count}): average weight ≥ {threshold:g} on key i + 1",
-        "heads.special": "heads that park on [CLS]/[SEP] ({count}): average weight ≥ {threshold:g} on the two together",
-        "heads.other": "none of these ({count})",
-        "heads.grid_title": "All {count} heads on one sentence (rows: layers, columns: heads), framed by type",
         # --- diagrams (attn_lib/diagrams.py, attn_lib/model_diagrams.py) ---
         "diagrams.output": "output",
         "diagrams.query": "query q",
@@ -907,6 +907,13 @@ STRINGS = {
         "tiny.legend_yesterday": "昨天的城市",
         "tiny.legend_other": "其他词元",
         "tiny.legend_target": "目标 {target:g}",
+        # --- head types of a real model (attn_lib/head_types.py) ---
+        "heads.layer": "第 {layer} 层",
+        "heads.previous": "前一个词元头（{count} 个）：在键 i − 1 上的平均权重 ≥ {threshold:g}",
+        "heads.next": "后一个词元头（{count} 个）：在键 i + 1 上的平均权重 ≥ {threshold:g}",
+        "heads.special": "停靠在“[CLS]”“[SEP]”上的头（{count} 个）：两者合计的平均权重 ≥ {threshold:g}",
+        "heads.other": "都不是（{count} 个）",
+        "heads.grid_title": "同一句话上的全部 {count} 个头（行：层，列：头），边框颜色表示类型",
         # --- efficient attention (attn_lib/efficient.py) ---
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
@@ -928,13 +935,6 @@ STRINGS = {
             "{file} 的 SHA-256 是 {got}，应为 {expected}：文件已损坏，或不是 attn_lib 测试过的那一份。"
             "请删除该文件（或整个文件夹）后重新加载模型。"
         ),
-        # --- head types of a real model (attn_lib/head_types.py) ---
-        "heads.layer": "第 {layer} 层",
-        "heads.previous": "前一个词元头（{count} 个）：在键 i − 1 上的平均权重 ≥ {threshold:g}",
-        "heads.next": "后一个词元头（{count} 个）：在键 i + 1 上的平均权重 ≥ {threshold:g}",
-        "heads.special": "停靠在“[CLS]”“[SEP]”上的头（{count} 个）：两者合计的平均权重 ≥ {threshold:g}",
-        "heads.other": "都不是（{count} 个）",
-        "heads.grid_title": "同一句话上的全部 {count} 个头（行：层，列：头），边框颜色表示类型",
         # --- diagrams (attn_lib/diagrams.py, attn_lib/model_diagrams.py) ---
         "diagrams.output": "输出",
         "diagrams.query": "查询 q",
