@@ -26,6 +26,7 @@ Around the core, one module per concept (import them by name; none is loaded wit
     position, block, position_widgets, position_exercises   positions, RoPE, the transformer block (notebook 07)
     corpus, tiny_model, tiny_training, tiny_plots, tiny_widgets   the model trained in notebook 08
     pretrained, bert, pretrained_loader             all-MiniLM-L6-v2 in numpy (notebook 09)
+    head_types      the real model's heads sorted by a computed rule, all in one picture (notebook 09)
     efficient       tiled attention with an online softmax, and a KV cache (notebook 10)
     tiny_experiment, tiny_progress   notebook 08's table over seeds, and its live training curve
 

@@ -343,6 +343,17 @@ STRINGS = {
         "tiny.checkpoint_title": "Where the blank looks after {step} training steps",
         "tiny.checkpoint_info": "Step {step}: the head that ends up looking most at the today-city"
         " (layer {layer}, head {head}) puts {today:.2f} on it and {yesterday:.2f} on the yesterday-city.",
+        "tiny.legend_today": "today's city",
+        "tiny.legend_yesterday": "yesterday's city",
+        "tiny.legend_other": "other tokens",
+        "tiny.legend_target": "target {target:g}",
+        # --- head types of a real model (attn_lib/head_types.py) ---
+        "heads.layer": "layer {layer}",
+        "heads.previous": "previous-token heads ({count}): average weight ≥ {threshold:g} on key i − 1",
+        "heads.next": "next-token heads ({count}): average weight ≥ {threshold:g} on key i + 1",
+        "heads.special": "heads that park on [CLS]/[SEP] ({count}): average weight ≥ {threshold:g} on the two together",
+        "heads.other": "none of these ({count})",
+        "heads.grid_title": "All {count} heads on one sentence (rows: layers, columns: heads), framed by type",
         # --- efficient attention (attn_lib/efficient.py) ---
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (
@@ -1163,6 +1174,17 @@ STRINGS = {
         "tiny.checkpoint_title": "训练 {step} 步后，空白处在看哪里",
         "tiny.checkpoint_info": "第 {step} 步：训练结束时最看今天城市的那个头（第 {layer} 层，第 {head} 个头）"
         "给今天的城市的权重是 {today:.2f}，给昨天的城市的是 {yesterday:.2f}。",
+        "tiny.legend_today": "今天的城市",
+        "tiny.legend_yesterday": "昨天的城市",
+        "tiny.legend_other": "其他词元",
+        "tiny.legend_target": "目标 {target:g}",
+        # --- head types of a real model (attn_lib/head_types.py) ---
+        "heads.layer": "第 {layer} 层",
+        "heads.previous": "前一个词元头（{count} 个）：在键 i − 1 上的平均权重 ≥ {threshold:g}",
+        "heads.next": "后一个词元头（{count} 个）：在键 i + 1 上的平均权重 ≥ {threshold:g}",
+        "heads.special": "停靠在“[CLS]”“[SEP]”上的头（{count} 个）：两者合计的平均权重 ≥ {threshold:g}",
+        "heads.other": "都不是（{count} 个）",
+        "heads.grid_title": "同一句话上的全部 {count} 个头（行：层，列：头），边框颜色表示类型",
         # --- efficient attention (attn_lib/efficient.py) ---
         # --- pretrained model (attn_lib/pretrained.py) ---
         "pretrained.downloading": (

@@ -7,6 +7,7 @@ matplotlib Figure.
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from attn_lib._checks import _describe, as_float_array
 from attn_lib.i18n import t
@@ -18,7 +19,8 @@ TODAY_COLOR, YESTERDAY_COLOR, OTHER_COLOR = "#d95f02", "#7570b3", "#b3cde3"
 def plot_blank_attention(weights, tokens, today=None, yesterday=None, *, title=None, lang=None):
     """[L, h, n] weights of the blank in one sentence -> a Figure: one bar chart per layer and head.
 
-    `tokens` labels the n bars; the bars at positions `today` and `yesterday` (if given) are coloured.
+    `tokens` labels the n bars; the bars at positions `today` and `yesterday` (if given) are coloured,
+    and a legend says which colour is which.
     """
     use_cjk_font()
     weights = as_float_array(weights, "weights", min_ndim=3)
@@ -31,11 +33,13 @@ def plot_blank_attention(weights, tokens, today=None, yesterday=None, *, title=N
     if len(tokens) != n:
         raise ValueError(f"tokens has {len(tokens)} entries but weights has n={n} positions")
     colors = [OTHER_COLOR] * n
+    legend = []
     for name, position, color in (("today", today, TODAY_COLOR), ("yesterday", yesterday, YESTERDAY_COLOR)):
         if position is not None:
             if isinstance(position, bool) or not isinstance(position, (int, np.integer)) or not 0 <= position < n:
                 raise ValueError(f"{name}={position!r} must be a position between 0 and {n - 1}")
             colors[position] = color
+            legend.append(Patch(color=color, label=t(f"tiny.legend_{name}", lang)))
     fig = Figure(figsize=(2.0 + 0.42 * n * n_heads, 1.0 + 1.9 * n_layers), layout="constrained")
     axes = fig.subplots(n_layers, n_heads, squeeze=False, sharey=True)
     for layer in range(n_layers):
@@ -47,6 +51,9 @@ def plot_blank_attention(weights, tokens, today=None, yesterday=None, *, title=N
             ax.set_title(t("tiny.layer_head", lang, layer=layer + 1, head=head + 1), fontsize=10)
         axes[layer, 0].set_ylabel(t("weight", lang))
     fig.suptitle(t("tiny.blank_attention_title", lang) if title is None else title)
+    if legend:  # the colours carry meaning: say which
+        legend.append(Patch(color=OTHER_COLOR, label=t("tiny.legend_other", lang)))
+        fig.legend(handles=legend, loc="outside lower center", ncol=len(legend), fontsize=9)
     return fig
 
 
@@ -54,7 +61,7 @@ def plot_training(steps, loss, validation_accuracy, checkpoint_steps, today_weig
     """Per evaluation: steps, loss, validation accuracy [E]; per checkpoint: steps, weights [C] -> a Figure.
 
     Left: the training loss and the validation accuracy. Right: the blank's average attention weight on
-    the today-city and on the yesterday-city (one head) at each checkpoint.
+    the today-city and on the yesterday-city (one head) at each checkpoint. Each panel has a legend.
     """
     use_cjk_font()
     steps, loss, accuracy = (
@@ -84,6 +91,7 @@ def plot_training(steps, loss, validation_accuracy, checkpoint_steps, today_weig
     twin.set_ylim(0, 1.02)
     twin.set_ylabel(t("tiny.validation_accuracy", lang))
     left.set_title(t("tiny.training_title", lang))
+    left.legend(handles=left.get_lines() + twin.get_lines(), loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     right.plot(ckpt, today, color=TODAY_COLOR, marker="o", markersize=3, label=t("tiny.to_today", lang))
     right.plot(ckpt, yesterday, color=YESTERDAY_COLOR, marker="o", markersize=3, label=t("tiny.to_yesterday", lang))
     right.set_ylim(0, 1)
@@ -119,7 +127,7 @@ def plot_progress(steps, loss, eval_steps, validation_accuracy, max_steps, targe
     """Training so far -> a Figure: the loss at every step [S] (log scale) and the validation accuracy [E].
 
     The title says how far training is (step of at most `max_steps`) or, once `done`, where it stopped;
-    `target` (if given) is drawn as a dashed line on the accuracy axis.
+    `target` (if given) is drawn as a dashed line on the accuracy axis; a legend names the lines.
     """
     use_cjk_font()
     steps, loss = as_float_array(steps, "steps", min_ndim=1), as_float_array(loss, "loss", min_ndim=1)
@@ -132,16 +140,24 @@ def plot_progress(steps, loss, eval_steps, validation_accuracy, max_steps, targe
         )
     fig = Figure(figsize=(6.4, 2.8), layout="constrained")
     ax = fig.subplots()
-    ax.semilogy(steps, np.maximum(loss, 1e-8), color="black")
+    ax.semilogy(steps, np.maximum(loss, 1e-8), color="black", label=t("tiny.loss", lang))
     ax.set_xlabel(t("tiny.step_axis", lang))
     ax.set_ylabel(t("tiny.loss", lang))
     ax.set_xlim(0, max(10.0, steps[-1]) * 1.05)
     twin = ax.twinx()
-    twin.plot(eval_steps, accuracy, color=TODAY_COLOR, marker="o", markersize=3)
+    twin.plot(
+        eval_steps, accuracy, color=TODAY_COLOR, marker="o", markersize=3, label=t("tiny.validation_accuracy", lang)
+    )
     if target is not None:
-        twin.axhline(float(target), color=TODAY_COLOR, linestyle="--", linewidth=1)
+        target = float(target)
+        twin.axhline(
+            target, color=TODAY_COLOR, linestyle="--", linewidth=1, label=t("tiny.legend_target", lang, target=target)
+        )
     twin.set_ylim(0, 1.02)
     twin.set_ylabel(t("tiny.validation_accuracy", lang), color=TODAY_COLOR)
+    ax.legend(
+        handles=ax.get_lines() + twin.get_lines(), loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=3, fontsize=8
+    )
     step, last = int(steps[-1]), float(accuracy[-1]) if len(accuracy) else 0.0
     if done:
         ax.set_title(t("tiny.progress_done", lang, steps=step, accuracy=last))
