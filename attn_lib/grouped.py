@@ -25,15 +25,12 @@ import numpy as np
 from attn_lib._checks import (
     _describe,
     as_float_array,
-    check_fits,
     check_heads_divide,
     check_kv_heads_divide,
     check_positive_int,
-    float_dtype,
-    work_dtype,
 )
-from attn_lib.core import ScoresOverflowError, scaled_dot_product_attention
-from attn_lib.multihead import _WIDER, _check_heads_mask, _project, merge_heads, split_heads
+from attn_lib.core import scaled_dot_product_attention
+from attn_lib.multihead import _attend_heads, _check_heads_mask
 
 
 def repeat_kv(x, n_rep):
@@ -142,24 +139,7 @@ def grouped_query_attention(x, w_q, w_k, w_v, w_o, n_heads, n_kv_heads, mask=Non
     w_q, w_o = _check_weight(w_q, "w_q", d_model, d_model), _check_weight(w_o, "w_o", d_model, d_model)
     w_k, w_v = _check_weight(w_k, "w_k", d_model, d_kv), _check_weight(w_v, "w_v", d_model, d_kv)
     _check_heads_mask(mask, x)
-    dtype = float_dtype(x, w_q, w_k, w_v, w_o)
-    work = work_dtype(dtype)  # float16 is computed in float32
-    x = x.astype(work, copy=False)
-
-    q = split_heads(_project(x, w_q, None, work, "the query projection x @ w_q"), n_heads)  # -> [..., h, n, d_k]
-    k = split_heads(_project(x, w_k, None, work, "the key projection x @ w_k"), n_kv_heads)  # -> [..., h_kv, n, d_k]
-    v = split_heads(_project(x, w_v, None, work, "the value projection x @ w_v"), n_kv_heads)  # -> [..., h_kv, n, d_k]
-    try:
-        heads, weights = grouped_attention(q, k, v, mask=mask)  # [..., h, n, d_k], [..., h, n, n]
-    except ScoresOverflowError:
-        raise ValueError(
-            f"the scores (x @ w_q)(x @ w_k)^T / sqrt(d_k) overflowed {work}: x, w_q and w_k are finite but"
-            f" too large in magnitude; rescale them{_WIDER.get(work.name, '')}"
-        ) from None
-    output = _project(merge_heads(heads), w_o, None, work, "the output projection heads @ w_o")  # [..., n, d_model]
-    if work != dtype:  # float16: round once, here
-        output = check_fits(output, dtype, "the output heads @ w_o", "the result does not fit {dtype}; rescale w_o")
-    return output, weights.astype(dtype, copy=False)
+    return _attend_heads(x, (w_q, w_k, w_v, w_o), (None,) * 4, n_heads, n_kv_heads, grouped_attention, mask)
 
 
 def init_grouped_weights(d_model, n_heads, n_kv_heads, seed=0):

@@ -120,16 +120,29 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None,
         _check_bias(b, name, d_model) for b, name in ((b_q, "b_q"), (b_k, "b_k"), (b_v, "b_v"), (b_o, "b_o"))
     )
     _check_heads_mask(mask, x)
-    dtype = float_dtype(x, w_q, w_k, w_v, w_o, *(b for b in (b_q, b_k, b_v, b_o) if b is not None))
+    biases = (b_q, b_k, b_v, b_o)
+    return _attend_heads(x, (w_q, w_k, w_v, w_o), biases, n_heads, n_heads, scaled_dot_product_attention, mask)
+
+
+def _attend_heads(x, weights, biases, n_heads, n_kv_heads, attend, mask):
+    """Validated x, (w_q, w_k, w_v, w_o), (b_q, b_k, b_v, b_o) -> output [..., n, d_model], weights [..., h, n, n].
+
+    The steps every multi-head variant shares: project once for all heads, split into heads (n_kv_heads
+    for K and V), `attend(q, k, v, mask=mask)` in every head, concatenate, project back with w_o.
+    float16 is computed in float32 and rounded once, at the end.
+    """
+    w_q, w_k, w_v, w_o = weights
+    b_q, b_k, b_v, b_o = biases
+    dtype = float_dtype(x, *weights, *(b for b in biases if b is not None))
     work = work_dtype(dtype)  # float16 is computed in float32
     x = x.astype(work, copy=False)
 
     # project once for all heads, then give each head its own d_k columns
     q = split_heads(_project(x, w_q, b_q, work, "the query projection x @ w_q"), n_heads)  # -> [..., h, n, d_k]
-    k = split_heads(_project(x, w_k, b_k, work, "the key projection x @ w_k"), n_heads)  # -> [..., h, n, d_k]
-    v = split_heads(_project(x, w_v, b_v, work, "the value projection x @ w_v"), n_heads)  # -> [..., h, n, d_k]
+    k = split_heads(_project(x, w_k, b_k, work, "the key projection x @ w_k"), n_kv_heads)  # -> [..., h_kv, n, d_k]
+    v = split_heads(_project(x, w_v, b_v, work, "the value projection x @ w_v"), n_kv_heads)  # -> [..., h_kv, n, d_k]
     try:
-        heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)  # [..., h, n, d_k], [..., h, n, n]
+        heads, attention = attend(q, k, v, mask=mask)  # [..., h, n, d_k], [..., h, n, n]
     except ScoresOverflowError:
         raise ValueError(
             f"the scores (x @ w_q)(x @ w_k)^T / sqrt(d_k) overflowed {work}: x, w_q and w_k are finite but"
@@ -138,7 +151,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None,
     output = _project(merge_heads(heads), w_o, b_o, work, "the output projection heads @ w_o")  # [..., n, d_model]
     if work != dtype:  # float16: round once, here
         output = check_fits(output, dtype, "the output heads @ w_o", "the result does not fit {dtype}; rescale w_o")
-    return output, weights.astype(dtype, copy=False)
+    return output, attention.astype(dtype, copy=False)
 
 
 def init_multi_head_weights(d_model, n_heads, seed=0):
