@@ -6,10 +6,9 @@ asks that every diagnosis in attn_lib.i18n is reached by a test); attn_lib's own
 refused where the exercise asks for the learner's code, and allowed where the notebook taught them.
 """
 
-import re
-
 import numpy as np
 import pytest
+from checker_helpers import assert_diagnosed
 
 import attn_lib
 from attn_lib import exercises as ex
@@ -213,20 +212,9 @@ LEARNER_CORRECT = {
 }
 
 
-def rendered(result, lang):
-    fields = {name: t(v, lang) if isinstance(v, ex.Word) else v for name, v in result.fields.items()}
-    return t(f"exercises.{result.key}", lang, **fields)
-
-
 @pytest.mark.parametrize(("exercise", "key", "fn"), WRONG, ids=[f"{e}-{k}" for e, k, _ in WRONG])
 def test_each_classic_mistake_gets_its_own_diagnosis(exercise, key, fn, capsys):
-    result = RUN[exercise](fn)
-    assert (result.ok, result.key) == (False, key), result.verdict("en")
-    assert CHECK[exercise](fn, lang="en") is False
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1 and out.startswith("✗") and rendered(result, "en") in out
-    zh = result.verdict("zh")
-    assert re.search(r"[\u4e00-\u9fff]", zh) and rendered(result, "zh") in zh
+    assert_diagnosed(RUN[exercise], CHECK[exercise], fn, key, capsys)
 
 
 @pytest.mark.parametrize("exercise", sorted(RUN))

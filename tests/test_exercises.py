@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 import pytest
+from checker_helpers import rendered
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_basics_exercises import WRONG as BASICS_WRONG
@@ -341,12 +342,6 @@ LEARNER_CORRECT = {
     "multi_head": learner_mha,
     "parameter_count": lambda d, h: h * 3 * d * (d // h) + d * d,
 }
-
-
-def rendered(result, lang):
-    """The diagnosis text straight from attn_lib.i18n, with the result's fields filled in."""
-    fields = {name: t(v, lang) if isinstance(v, ex.Word) else v for name, v in result.fields.items()}
-    return t(f"exercises.{result.key}", lang, **fields)
 
 
 @pytest.mark.parametrize(("exercise", "key", "fn"), WRONG, ids=[f"{e}-{k}" for e, k, _ in WRONG])

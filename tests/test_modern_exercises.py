@@ -5,10 +5,9 @@ exercise asks for the learner's code); every wrong version below is diagnosed wi
 key next to it (test_exercises.py counts these keys when it asks that every diagnosis is reached).
 """
 
-import re
-
 import numpy as np
 import pytest
+from checker_helpers import assert_diagnosed
 
 from attn_lib import exercises as ex
 from attn_lib import scaled_dot_product_attention
@@ -119,20 +118,9 @@ ATTN_LIB = {  # attn_lib's own function: right, but forbidden
 }
 
 
-def rendered(result, lang):
-    fields = {name: t(v, lang) if isinstance(v, ex.Word) else v for name, v in result.fields.items()}
-    return t(f"exercises.{result.key}", lang, **fields)
-
-
 @pytest.mark.parametrize(("exercise", "key", "fn"), WRONG, ids=[f"{e}-{k}" for e, k, _ in WRONG])
 def test_each_classic_mistake_gets_its_own_diagnosis(exercise, key, fn, capsys):
-    result = RUN[exercise](fn)
-    assert (result.ok, result.key) == (False, key), result.verdict("en")
-    assert CHECK[exercise](fn, lang="en") is False
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1 and out.startswith("✗") and rendered(result, "en") in out
-    zh = result.verdict("zh")
-    assert re.search(r"[\u4e00-\u9fff]", zh) and rendered(result, "zh") in zh
+    assert_diagnosed(RUN[exercise], CHECK[exercise], fn, key, capsys)
 
 
 @pytest.mark.parametrize("exercise", sorted(RUN))

@@ -1,0 +1,23 @@
+"""What every checker's tests share: the diagnosis text as i18n renders it, and the one-line verdict."""
+
+import re
+
+from attn_lib import exercises as ex
+from attn_lib.i18n import t
+
+
+def rendered(result, lang):
+    """The diagnosis text straight from attn_lib.i18n, with the result's fields filled in."""
+    fields = {name: t(v, lang) if isinstance(v, ex.Word) else v for name, v in result.fields.items()}
+    return t(f"exercises.{result.key}", lang, **fields)
+
+
+def assert_diagnosed(run, check, fn, key, capsys):
+    """`fn` fails its checker with exactly the diagnosis `key`, printed as one ✗ line, in English and in Chinese."""
+    result = run(fn)
+    assert (result.ok, result.key) == (False, key), result.verdict("en")
+    assert check(fn, lang="en") is False
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("✗") and rendered(result, "en") in out
+    zh = result.verdict("zh")
+    assert re.search(r"[\u4e00-\u9fff]", zh) and rendered(result, "zh") in zh
