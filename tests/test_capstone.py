@@ -19,17 +19,6 @@ from attn_lib import pretrained_loader as loader
 from attn_lib._diagnose import split_interleaved, split_reshape_only
 from attn_lib.bert import bert_encoder, multi_head_with
 from attn_lib.i18n import STRINGS, t
-from attn_lib.pretrained import load_minilm
-
-
-@pytest.fixture(scope="module")
-def model():
-    pytest.importorskip("safetensors", reason="load_minilm needs safetensors")
-    pytest.importorskip("tokenizers", reason="load_minilm needs tokenizers")
-    try:
-        return load_minilm()
-    except loader.ModelNotAvailableError as exc:
-        pytest.skip(f"all-MiniLM-L6-v2 files not found and could not be fetched: {exc}")
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from attn_lib import merge_heads, multi_head_attention, scaled_dot_product_atten
 from attn_lib import pretrained_loader as loader
 from attn_lib.bert import erf, gelu, layer_norm, mean_pooling, padding_mask
 from attn_lib.examples import ANIMAL_SENTENCE
-from attn_lib.pretrained import load_minilm, reference_numbers
+from attn_lib.pretrained import reference_numbers
 
 SENTENCES = (
     ANIMAL_SENTENCE,
@@ -35,16 +35,6 @@ SENTENCES = (
     "我昨天在北京吃了烤鸭，今天在上海吃了",  # Chinese: most characters are [UNK] in this English vocabulary
     "猫吃鱼 means the cat eats fish",
 )
-
-
-@pytest.fixture(scope="module")
-def model():
-    pytest.importorskip("safetensors", reason="load_minilm needs safetensors")
-    pytest.importorskip("tokenizers", reason="load_minilm needs tokenizers")
-    try:
-        return load_minilm()
-    except loader.ModelNotAvailableError as exc:
-        pytest.skip(f"all-MiniLM-L6-v2 files not found and could not be fetched: {exc}")
 
 
 @pytest.fixture(scope="module")

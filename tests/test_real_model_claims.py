@@ -3,23 +3,9 @@ file (the pooler is the difference from the model card's 22.7 M), and head (4, 2
 "relations". Skipped, with the reason, when the model's files are not available."""
 
 import numpy as np
-import pytest
 
-from attn_lib import pretrained_loader as loader
 from attn_lib.examples import ANIMAL_SENTENCE
 from attn_lib.head_types import head_types
-
-
-@pytest.fixture(scope="module")
-def model():
-    pytest.importorskip("safetensors", reason="load_minilm needs safetensors")
-    pytest.importorskip("tokenizers", reason="load_minilm needs tokenizers")
-    from attn_lib.pretrained import load_minilm
-
-    try:
-        return load_minilm()
-    except loader.ModelNotAvailableError as exc:
-        pytest.skip(f"all-MiniLM-L6-v2 files not found and could not be fetched: {exc}")
 
 
 def test_the_file_holds_our_parameters_the_pooler_and_the_position_ids(model):
