@@ -321,3 +321,28 @@ def test_the_corrections_list_check_can_fail():
         "04": 2,
         "05": 1,
     }
+
+
+def nested_brackets(text):
+    """Prose lines of `text` in which a full-width bracket opens inside another one."""
+    found = []
+    for line in prose_lines(text):
+        depth = 0
+        for ch in plain(line or ""):
+            depth += ch == "（"
+            if ch == "（" and depth == 2:
+                found.append(line.strip()[:60])
+            depth -= ch == "）" and depth > 0
+    return found
+
+
+def test_brackets_are_one_level_deep():
+    found = []
+    for where, text in zh_markdown_sources() + zh_strings() + zh_code_strings():
+        found += [f"{where}: …{line}…" for line in nested_brackets(text)]
+    assert not found, "brackets inside brackets (notebooks/zh/STYLE.md: 括号最多一层):\n" + "\n".join(found)
+
+
+def test_the_bracket_check_can_fail():
+    assert nested_brackets("检查通过（本课的向量、很大的分数（上千））。")
+    assert not nested_brackets("检查通过（本课的向量）。分数很大（上千）。") and not nested_brackets("头 (4, 2)（第 4 层）")
