@@ -869,8 +869,8 @@ STRINGS = {
         "exercises.title_attention_formula": "the attention formula",
     },
     "zh": {
-        "query_axis": "查询（发出注意力的词）",
-        "key_axis": "键（被关注的词）",
+        "query_axis": "查询（发出注意力的词元）",
+        "key_axis": "键（被关注的词元）",
         "weight": "注意力权重",
         "attention_title": "注意力权重",
         "head_title": "第 {i} 个头",
@@ -917,8 +917,8 @@ STRINGS = {
         "exercises.title_split_heads": ("拆分多头"),
         "exercises.title_multi_head": ("多头注意力"),
         "exercises.title_parameter_count": ("参数量"),
-        "exercises.passed": ("✓ {title}：全部 {count} 项检查通过（{checked}）。"),
-        "exercises.failed": ("✗ {title}——「{case}」（{shapes}）未通过。{diagnosis}"),
+        "exercises.passed": ("✓ {title}：全部 {count} 项检查通过。检查的输入：{checked}。"),
+        "exercises.failed": ("✗ {title}——“{case}”（{shapes}）未通过。{diagnosis}"),
         "exercises.failed_plain": ("✗ {title}——{diagnosis}"),
         "exercises.converted_note": (
             " 注意：你的函数返回的是 {type} 而不是 numpy 数组，检查程序已用 np.asarray 转换。"
@@ -927,13 +927,13 @@ STRINGS = {
         "exercises.case_random": ("随机输入"),
         "exercises.case_nq_nk": ("n_q ≠ n_k"),
         "exercises.case_single": ("只有一个词元"),
-        "exercises.case_large": ("很大的 logits（约 1000）"),
+        "exercises.case_large": ("很大的对数几率（约 1000）"),
         "exercises.case_offsets": ("相差悬殊的行（约 +1000 与 −1000）"),
-        "exercises.case_neg_inf": ("含 −inf 的输入（被遮住的位置）"),
+        "exercises.case_neg_inf": ("含 −inf 的输入（被掩码的位置）"),
         "exercises.case_batch": ("批量输入"),
         "exercises.case_causal": ("因果掩码"),
-        "exercises.case_large_scores": ("很大的分数（上千）"),
-        "exercises.case_masked_row": ("整行都被遮住"),
+        "exercises.case_large_scores": ("上千的大分数"),
+        "exercises.case_masked_row": ("整行都被掩码"),
         "exercises.case_masked_negative": ("分数全是很大的负数时的掩码"),
         "exercises.case_batch_mask": ("带掩码的批量输入"),
         "exercises.case_batch_2": ("两个批量维度"),
@@ -989,7 +989,7 @@ STRINGS = {
             "形状错误（{error}）。行最大值和行和需要 keepdims=True，这样形状 [..., 1] 才能和 x 对齐。"
         ),
         "exercises.softmax_overflow": (
-            "logits 很大时出现 NaN 或 inf：np.exp(1000) 会溢出。先减去每行的最大值，x - x.max(axis=-1,"
+            "对数几率很大时出现 NaN 或 inf：np.exp(1000) 会溢出。先减去每行的最大值，x - x.max(axis=-1,"
             " keepdims=True)；每行减去同一个常数不会改变 softmax 的结果。"
         ),
         "exercises.softmax_global_max": (
@@ -1028,31 +1028,31 @@ STRINGS = {
             " attn_lib.softmax）。"
         ),
         "exercises.attn_mask_after_softmax": (
-            "掩码是在 softmax 之后才用的：被遮住的权重变成了 0，但第 {row} 行之和是 {total}，不再是 1。应在"
-            " softmax 之前遮住分数：np.where(mask, scores, -np.inf)。"
+            "掩码是在 softmax 之后才用的：被掩码的权重变成了 0，但第 {row} 行之和是 {total}，不再是 1。应在"
+            " softmax 之前就把分数掩码掉：np.where(mask, scores, -np.inf)。"
         ),
         "exercises.attn_mask_ignored": (
             "掩码被忽略了：查询 {i} 给了键 {j} 权重 {w}，而掩码不允许它看这个位置（看到了未来）。在 softmax"
-            " 之前把被遮住的分数设为 −inf。"
+            " 之前把被掩码的分数设为 −inf。"
         ),
         "exercises.attn_mask_inverted": (
             "掩码用反了：True 表示“可以关注”，但你的权重在掩码为 True 处是 0，而查询 {i} 给了被禁止的键 {j}"
             " 权重 {w}（看到了未来）。请用 np.where(mask, scores, -np.inf)。"
         ),
         "exercises.attn_mask_added": (
-            "布尔掩码被直接加到了分数上（True 当作 1，False 当作 0），什么也没遮住。应该用它来做选择："
+            "布尔掩码被直接加到了分数上（True 当作 1，False 当作 0），什么也没掩码掉。应该用它来做选择："
             "np.where(mask, scores, -np.inf)。"
         ),
         "exercises.attn_mask_multiplied": (
-            "分数乘上了掩码：被遮住的分数变成 0，而 exp(0) = 1，权重并不是 0。应把被遮住的分数设为 −inf："
+            "分数乘上了掩码：被掩码的分数变成 0，而 exp(0) = 1，权重并不是 0。应把被掩码的分数设为 −inf："
             "np.where(mask, scores, -np.inf)。"
         ),
         "exercises.attn_mask_leak": (
             "查询 {i} 给了键 {j} 权重 {w}，而掩码不允许它看这个位置（看到了未来）。在 softmax"
-            " 之前把被遮住的分数设为 −inf。"
+            " 之前把被掩码的分数设为 −inf。"
         ),
         "exercises.attn_mask_finite": (
-            "查询 {i} 给了被掩码遮住的键 {j} 权重 {w}：被遮住的位置，权重必须恰好是 0。把被遮住的分数设成一个有限的数"
+            "查询 {i} 给了被掩码的键 {j} 权重 {w}：被掩码的位置，权重必须恰好是 0。把被掩码的分数设成一个有限的数"
             "（你的写法相当于 {fill}），只能让它们的权重变小；要是看得见的分数比它还低，它们的权重反而会很大。"
             "请用 −inf：np.where(mask, scores, -np.inf)。"
         ),
@@ -1061,7 +1061,7 @@ STRINGS = {
             "要求掩码和分数的形状完全一样；np.where(mask, scores, -np.inf) 会把掩码广播到整个批量上。"
         ),
         "exercises.attn_masked_row_1e9": (
-            "第 {row} 行一个键也看不到，它的权重之和却是 1（如果用 −1e9 代替被遮住的分数，就是均匀的 1/{n_k}"
+            "第 {row} 行一个键也看不到，它的权重之和却是 1（如果用 −1e9 代替被掩码的分数，就是均匀的 1/{n_k}"
             " = {uniform}）：用很大的负数代替 −inf 就会这样。什么都看不到的行应得到全零的权重和全零的输出，"
             "例如用 attn_lib.softmax 计算权重，它会把全是 −inf 的行变成 0。"
         ),
@@ -1092,7 +1092,7 @@ STRINGS = {
             " 会把它转换成加性形式。"
         ),
         "exercises.mask_additive_inverted": (
-            "这是加性形式（0 与 −inf），而且方向反了：−inf 落在对角线及其下方，遮住了过去，却放出了未来。"
+            "这是加性形式（0 与 −inf），而且方向反了：−inf 落在对角线及其下方，把过去掩码掉了，却放出了未来。"
             "本练习要的是布尔掩码，True 表示可以关注：np.tril(np.ones((n, n), dtype=bool))。"
         ),
         "exercises.split_axes": (
@@ -1224,7 +1224,7 @@ STRINGS = {
         "exercises.title_attend_all": ("所有查询的注意力"),
         "exercises.title_qkv": ("由 X 算出 Q、K、V"),
         "exercises.title_relevance_scores": ("相关性分数 Q Kᵀ"),
-        "exercises.case_weather": ("“今天 天气”之后的计数"),
+        "exercises.case_weather": ("“今天天气”之后的计数"),
         "exercises.case_dishes": ("“吃了”之后的计数"),
         "exercises.case_one_token": ("只有一个候选词元"),
         "exercises.case_last_k": ("k 个词元的窗口"),
@@ -1265,8 +1265,8 @@ STRINGS = {
             "句子的最后一个词元后面什么也没有。"
         ),
         "exercises.counts_window_token": (
-            "你数的是窗口自己的最后一个词元（{token}），而不是窗口后面的那个词元：窗口是 tokens[i : i + k] 时，"
-            "下一个词元是 tokens[i + k]。"
+            "你数的是窗口自己的最后一个词元（{token}），而不是窗口后面的那个词元：窗口是 `tokens[i : i + k]` 时，"
+            "下一个词元是 `tokens[i + k]`。"
         ),
         "exercises.steps_scaled": (
             "分数除以了 √d_k = {sqrt_dk}（或 d_k = {d_k}）：这一步缩放是第 4 课的内容。"
@@ -1323,7 +1323,7 @@ STRINGS = {
         "diagrams.query": "查询 q",
         "diagrams.mask": "掩码",
         "diagrams.steps_title": "注意力的三个步骤",
-        "diagrams.step1": "① 算相关度",
+        "diagrams.step1": "① 算相关性",
         "diagrams.step2": "② 归一化",
         "diagrams.step3": "③ 加权求和",
         "diagrams.sum_to_one": "都不小于 0，加起来等于 1",
@@ -1339,7 +1339,7 @@ STRINGS = {
         "diagrams.pipe_softmax": "权重：每行都不小于 0，\n且和为 1",
         "diagrams.pipe_values": "输出：对 V 的各行\n加权求和",
         "diagrams.causal_title": "因果掩码：谁能看到谁",
-        "diagrams.causal_note": "每个查询只能看到自己和前面的词，永远看不到后面的词。",
+        "diagrams.causal_note": "每个查询只能看到自己和前面的词元，永远看不到后面的词元。",
         "diagrams.query_col": "查询",
         "diagrams.keys_col": "它能看到的键",
         "diagrams.causal_bool": "布尔掩码（True 表示可以关注）",
@@ -1361,14 +1361,14 @@ STRINGS = {
         "diagrams.self_attention": "自注意力：\nQ、K、V 来自同一个序列",
         "diagrams.cross_attention": "交叉注意力：\nQ 来自解码器，K 和 V 来自编码器",
         "diagrams.encoder": "编码器（源语言）",
-        "diagrams.self_caption": "权重矩阵：行和列是同一组词",
-        "diagrams.cross_caption": "权重矩阵：每行是一个目标语言的词，每列是一个源语言的词",
+        "diagrams.self_caption": "权重矩阵：行和列是同一组词元",
+        "diagrams.cross_caption": "权重矩阵：每行是目标语言的一个词元，每列是源语言的一个词元",
         "diagrams.decoder": "解码器（目标语言）",
-        "diagrams.tiny_title": "笔记本 08 的小模型：只有注意力，训练它来填空",
-        "diagrams.blank": "空格处",
+        "diagrams.tiny_title": "第 8 课的小模型：只有注意力，训练它来填空",
+        "diagrams.blank": "空白处",
         "diagrams.tiny_embed": "词元嵌入\n+ 位置嵌入",
         "diagrams.tiny_layer": "第 {layer} 层：\n因果注意力\n{h} 个头，d_k = {d_k}",
-        "diagrams.tiny_pick": "取空格那一行",
+        "diagrams.tiny_pick": "取空白处那一行",
         "diagrams.tiny_readout": "读出层",
         "diagrams.tiny_note": "没有层归一化，也没有前馈层：信息的传递全靠注意力。",
         "diagrams.kv_title": "KV 缓存：每一步存入一个新的键和值（粗框），再读取全部",
@@ -1379,7 +1379,7 @@ STRINGS = {
         "diagrams.tiles_title": "分块注意力：一次只算一块分数，配合在线 softmax",
         "diagrams.tiles_keys": "{n} 个键，每块 {b} 个",
         "diagrams.tiles_queries": "{n} 个查询，每块 {b} 个",
-        "diagrams.tiles_skipped": "斜线：未来的键（被遮住）；整块都在未来的直接跳过",
+        "diagrams.tiles_skipped": "斜线：未来的键（被掩码）；整块都在未来的直接跳过",
         "diagrams.tiles_state": "每个查询行都维护当前最大值 m、累计和 ℓ\n和未归一化的输出 o。每来一块新分数 s_j：",
         "diagrams.tiles_end": "最后一块处理完，只需除一次：输出 = o / ℓ。",
         "diagrams.tiles_memory": "任何时刻只存在一块 {bq} × {bk} 的分数，\n所以内存随 n 增长，而不是随 n² 增长。",
@@ -1390,8 +1390,8 @@ STRINGS = {
             "权重也都一致，相差不超过 {diff}。"
         ),
         "real_model.harmless_note": (
-            "注意：练习里“整行都被遮住”这项检查仍未通过；MiniLM 的填充掩码从不遮住整行，所以在这里没有影响"
-            "（在带填充的因果模型里就有影响，见笔记本 05）。"
+            "注意：练习里“整行都被掩码”这项检查仍未通过；MiniLM 的填充掩码从不把整行掩码掉，所以在这里没有影响"
+            "（在带填充的因果模型里就有影响，见第 5 课）。"
         ),
         "real_model.failed": "✗ {title}——{diagnosis}",
         "real_model.sep": "",
@@ -1526,9 +1526,9 @@ STRINGS = {
         "exercises.case_window": ("比序列短的窗口"),
         "exercises.case_window_one": ("宽度为 1 的窗口"),
         "exercises.case_window_wide": ("比序列还长的窗口"),
-        "exercises.case_cache_small": ("较小的尺寸，float32"),
-        "exercises.case_cache_llama": ("Llama 2 7B，4096 个词元，float16"),
-        "exercises.case_cache_gqa": ("Llama 2 70B（8 个键/值头），一个词元"),
+        "exercises.case_cache_small": ("较小的尺寸（float32）"),
+        "exercises.case_cache_llama": ("Llama 2 7B 的 4096 个词元（float16）"),
+        "exercises.case_cache_gqa": ("Llama 2 70B 的一个词元（8 个键/值头）"),
         "exercises.gqa_tiled": (
             "键/值头配错了查询头：它们被平铺成 0 1 0 1 ……，而不是重复成 0 0 …… 1 1 ……。查询头 0 到 {g}−1"
             " 是第一组，共用键/值头 0，所以要用 np.repeat(k, {g}, axis=-3)，而不是 np.tile。"
@@ -1567,7 +1567,7 @@ STRINGS = {
             "i − j < {window}。"
         ),
         "exercises.cache_no_factor_2": (
-            "{got} 字节是 {expected} 的一半：少了因子 2。每个词元在每一层都要存一个键**和**一个值。"
+            "{got} 字节是 {expected} 的一半：少了因子 2。每个词元在每一层都要存一个键和一个值。"
         ),
         "exercises.cache_numbers": ("{got} 是缓存里数的个数，不是字节数：还要乘以 bytes_per_number（{bytes}）。"),
         "exercises.cache_bits": ("{got} 是比特数：答案要的是字节数，少 8 倍（{expected}）。"),

@@ -1,0 +1,356 @@
+"""The Chinese edition's house style (notebooks/zh/STYLE.md), checked where a program can check it.
+
+Markdown cells of the Chinese notebooks, README.zh.md and the Chinese strings of attn_lib.i18n:
+no line break or bare space between two Chinese characters (Markdown renders both as a space), no
+`**` that CommonMark leaves as literal asterisks, the term table's forbidden variants nowhere, other
+notebooks referred to as “第 N 课”, Chinese quotes (“”) rather than ASCII ones, and no spaced dashes.
+"""
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from attn_lib.examples import SHANGHAI_TOKENS, TINY_CORPUS
+from attn_lib.i18n import STRINGS
+
+ROOT = Path(__file__).resolve().parents[1]
+ZH = ROOT / "notebooks" / "zh"
+ZH_NOTEBOOKS = sorted(p.name for p in ZH.glob("*.ipynb"))
+ALL_NOTEBOOKS = sorted(ROOT.glob("notebooks/*/*.ipynb"))
+
+CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_OR_PUNCT = CJK + "\u3000-\u303f\uff00-\uffef“”‘’…—"
+#: The article's own section titles, quoted as written (they say “Token”, as the article does).
+ARTICLE_TITLES = ("从Token预测说起", "从Embedding到QKV")
+#: The tokens of notebook 01's counted corpus, which stores each sentence as tokens separated by spaces
+#: (“今天 天气 很好”): a code string made of these is corpus data, not Chinese prose.
+CORPUS_TOKENS = {token for sentence, _ in TINY_CORPUS for token in sentence.split()} | set(SHANGHAI_TOKENS)
+
+#: Forbidden variant -> the house term (notebooks/zh/STYLE.md, section 6 and section 1). Not 询问 and 部件 of the
+#: table: those words have other, ordinary meanings.
+FORBIDDEN = {
+    "被遮住": "被掩码",
+    "遮住": "掩码",
+    "相关度": "相关性",
+    "缩放的点积注意力": "缩放点积注意力",
+    "位置信息编码": "位置编码",
+    "遮挡": "掩码",
+    "屏蔽": "掩码",
+    "遮蔽": "掩码",
+    "因果遮罩": "因果掩码",
+    "批次": "批量",
+    "根轴": "个轴",
+    "空格处": "空白处",
+    "热图": "热力图",
+    "小部件": "交互控件",
+    "层标准化": "层归一化",
+    "残差链接": "残差连接",
+    "前向网络": "前馈网络",
+    "互注意力": "交叉注意力",
+    "本笔记本": "本课",
+    "本课时": "本课",
+    "本节": "本课（或“这一节”）",
+}
+
+
+def markdown_cells(path):
+    cells = json.loads(path.read_text("utf-8"))["cells"]
+    return [(i, "".join(c["source"])) for i, c in enumerate(cells) if c["cell_type"] == "markdown"]
+
+
+def code_cells(path):
+    cells = json.loads(path.read_text("utf-8"))["cells"]
+    return [(i, "".join(c["source"])) for i, c in enumerate(cells) if c["cell_type"] == "code"]
+
+
+def zh_markdown_sources():
+    """(where, markdown text) for every zh markdown cell and README.zh.md."""
+    sources = [(f"zh/{name} cell {i}", text) for name in ZH_NOTEBOOKS for i, text in markdown_cells(ZH / name)]
+    sources.append(("README.zh.md", (ROOT / "README.zh.md").read_text("utf-8")))
+    return sources
+
+
+def prose_lines(text):
+    """The lines of a markdown text that are prose: code fences and display math ($$ … $$) left out."""
+    lines, in_code, in_math = [], False, False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            in_code = not in_code
+            lines.append(None)
+            continue
+        if stripped.startswith("$$") and not (stripped.endswith("$$") and len(stripped) > 2):
+            in_math = not in_math
+            lines.append(None)
+            continue
+        lines.append(None if in_code or in_math or stripped.startswith("$$") else line)
+    return lines
+
+
+def plain(line):
+    """A prose line without inline code, inline math, link targets and HTML tags (what a reader sees as words).
+
+    Code and math stand as one Latin letter, not as a space: `第 $i$ 行` must not read as “第   行”.
+    """
+    line = re.sub(r"`[^`]*`", "ξ", line)
+    line = re.sub(r"\$[^$]*\$", "ξ", line)
+    line = re.sub(r"\]\([^)]*\)", "]", line)
+    line = re.sub(r"<[^>]+>", " ", line)
+    return line
+
+
+def zh_strings():
+    return [(f"i18n zh {key!r}", value) for key, value in STRINGS["zh"].items()]
+
+
+def zh_code_strings():
+    """(where, text) for every string literal with Chinese in it, in the zh notebooks' code cells."""
+    found = []
+    for name in ZH_NOTEBOOKS:
+        for i, source in code_cells(ZH / name):
+            lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
+            for node in ast.walk(ast.parse("\n".join(lines))):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(f"[{CJK}]", node.value):
+                    found.append((f"zh/{name} cell {i}", node.value))
+    return found
+
+
+# --- line breaks and spaces -------------------------------------------------------------------
+
+
+def test_no_line_break_between_two_chinese_characters_inside_a_paragraph():
+    found = []
+    for where, text in zh_markdown_sources():
+        lines = prose_lines(text)
+        for a, b in zip(lines, lines[1:], strict=False):
+            if a is None or b is None or not a.strip() or not b.strip():
+                continue
+            if re.match(r"\s*([-*+] |\d+\. |#|\||>|\$\$)", b):  # a new list item, heading, table row, quote
+                continue
+            if re.search(f"[{CJK_OR_PUNCT}]$", a.rstrip()) and re.match(f"[{CJK_OR_PUNCT}]", b.lstrip()):
+                found.append(f"{where}: …{a.rstrip()[-12:]}⏎{b.lstrip()[:12]}…")
+    assert not found, "line breaks inside Chinese paragraphs (rendered as a space):\n" + "\n".join(found)
+
+
+def is_corpus_data(text):
+    """A string of the counted corpus's tokens separated by spaces (ASCII punctuation around them allowed):
+    notebook 01 passes contexts such as “今天 天气” to the n-gram functions in the corpus's own format."""
+    pieces = [piece.strip("()|=.,:;[]'\"") for piece in text.split()]
+    return any(pieces) and all(piece in CORPUS_TOKENS for piece in pieces if re.search(f"[{CJK}]", piece))
+
+
+def bare_spaces(text, code=False):
+    """The places where a space stands between two Chinese characters. In a code string, a run of two or more
+    spaces is a column gap of a printed table (as bars are in a markdown table), and corpus data is left alone."""
+    if code and is_corpus_data(text):
+        return []
+    pattern = f"[{CJK}] [{CJK}]" if code else f"[{CJK}] +[{CJK}]"
+    return [m.group() for m in re.finditer(pattern, text)]
+
+
+def test_no_bare_space_between_two_chinese_characters():
+    found = []
+    for where, text in zh_markdown_sources():
+        for line in prose_lines(text):
+            if line is None or line.lstrip().startswith("|"):  # table cells are separated by spaces and bars
+                continue
+            found += [f"{where}: “{gap}”" for gap in bare_spaces(plain(line))]
+    for where, text in zh_strings() + zh_code_strings():
+        found += [f"{where}: “{gap}”" for gap in bare_spaces(text, code=True)]
+    assert not found, "a space between two Chinese characters (tokens are quoted with “”):\n" + "\n".join(found)
+
+
+def test_the_bare_space_check_can_fail():
+    assert bare_spaces("由 猫 预测 吃") == ["由 猫", "测 吃"]
+    assert bare_spaces("由 猫 预测 吃", code=True), "prose in a printed string is not corpus data"
+    assert bare_spaces("第 ξ 行") == [], "inline code and math stand as a letter, not as a space"
+    assert plain("第 $i$ 行") == "第 ξ 行"
+    assert bare_spaces("今天 在 上海 吃了", code=True) == [] and bare_spaces(" | 今天 天气) = ", code=True) == []
+    assert bare_spaces("种子  步数  测试集", code=True) == [] and bare_spaces("种子  步数 测试集", code=True)
+
+
+def test_no_spaced_dashes_or_spaces_inside_chinese_quotes():
+    pattern = re.compile(f"(?: ——|—— |[{CJK}，。：；] “|” [{CJK}，。：；]|“ | ”)")
+    found = []
+    for where, text in zh_markdown_sources() + zh_strings() + zh_code_strings():
+        for line in text.split("\n"):
+            found += [f"{where}: “{m.group()}” in …{line.strip()[:40]}…" for m in pattern.finditer(plain(line))]
+    assert not found, "spaced dashes or spaces around Chinese quotes:\n" + "\n".join(found)
+
+
+# --- emphasis that CommonMark does not parse --------------------------------------------------
+
+
+def rendered_text(markdown):
+    """The HTML CommonMark makes of `markdown`, with code and math taken out first."""
+    markdown = re.sub(r"\$\$.*?\$\$", "ξ", markdown, flags=re.S)  # a formula stands as one letter
+    markdown = re.sub(r"\$[^$\n]*\$", "ξ", markdown)
+    html = MarkdownIt("commonmark").enable("table").render(markdown)
+    return re.sub(r"<code>.*?</code>|<pre>.*?</pre>", " ", html, flags=re.S)
+
+
+@pytest.mark.parametrize(
+    "path", [*ALL_NOTEBOOKS, ROOT / "README.md", ROOT / "README.zh.md"], ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_every_bold_renders(path):
+    sources = markdown_cells(path) if path.suffix == ".ipynb" else [(0, path.read_text("utf-8"))]
+    found = [f"cell {i}" for i, text in sources if "**" in rendered_text(text)]
+    assert not found, f"{path.name}: literal ** after rendering (bold right inside a full-width quote?): {found}"
+
+
+def test_the_renderer_check_can_fail():
+    assert "**" in rendered_text("必须是**“64 的倍数”**是约定")
+    assert "**" not in rendered_text("必须是“**64 的倍数**”是约定")
+
+
+# --- terms, quotes, cross-references ----------------------------------------------------------
+
+
+def test_the_term_tables_forbidden_variants_appear_nowhere():
+    found = []
+    for where, text in zh_markdown_sources() + zh_strings() + zh_code_strings():
+        found += [f"{where}: “{bad}” (use “{good}”)" for bad, good in FORBIDDEN.items() if bad in text]
+    assert not found, "terms outside the house style (notebooks/zh/STYLE.md):\n" + "\n".join(found)
+
+
+def test_token_and_logit_are_written_in_chinese_in_prose():
+    pattern = re.compile(r"(?<![A-Za-z_\[])(?:[Tt]okens?|logits?)(?![A-Za-z_\]])")
+    found = []
+    for where, text in zh_markdown_sources():
+        for line in prose_lines(text):
+            if line is None:
+                continue
+            words = plain(line)
+            for title in ARTICLE_TITLES:
+                words = words.replace(title, " ")
+            words = re.sub(r"（(?:token|logit)）", " ", words)  # the first mention: 词元（token）
+            found += [f"{where}: “{m.group()}” in …{line.strip()[:50]}…" for m in pattern.finditer(words)]
+    for where, text in zh_strings():  # placeholders and `code` in a message are not prose
+        words = re.sub(r"`[^`]*`", " ", re.sub(r"\{[^}]*\}", " ", text))
+        found += [f"{where}: “{m.group()}”" for m in pattern.finditer(words)]
+    assert not found, "token / logit in Chinese prose (词元, 对数几率):\n" + "\n".join(found)
+
+
+def test_the_axis_labels_say_token_as_the_text_does():
+    for key in ("query_axis", "key_axis"):
+        assert "词元" in STRINGS["zh"][key], f"i18n zh {key!r} = {STRINGS['zh'][key]!r} should say 词元"
+
+
+def test_chinese_text_uses_chinese_quotes():
+    found = []
+    for where, text in zh_markdown_sources():
+        for line in prose_lines(text):
+            if line is not None and re.search(f"[{CJK}]", line) and '"' in plain(line):
+                found.append(f"{where}: …{line.strip()[:50]}…")
+    for where, text in zh_code_strings() + zh_strings():
+        if '"' in text:
+            found.append(f"{where}: {text[:50]!r}")
+    assert not found, "ASCII quotes in Chinese text (use “”):\n" + "\n".join(found)
+
+
+def test_other_notebooks_are_called_lessons():
+    bad = re.compile(r"第\s*0\d\s*[个课节]|第\s*\d+\s*个笔记本|笔记本\s*\d|第\s*\d+\s*节|第\d|\d课")
+    found = []
+    for where, text in zh_markdown_sources():
+        for line in prose_lines(text):
+            if line is not None:
+                found += [f"{where}: “{m.group()}”" for m in bad.finditer(plain(line))]
+    for where, text in zh_strings() + zh_code_strings():
+        found += [f"{where}: “{m.group()}”" for m in bad.finditer(text)]
+    assert not found, "cross-references not in the form “第 N 课”:\n" + "\n".join(found)
+
+
+def test_every_correction_of_the_article_carries_the_one_label():
+    labels = {"en": "A correction to the article.", "zh": "对文章的一处更正。"}
+    for edition, label in labels.items():
+        counts = {}
+        for path in sorted((ROOT / "notebooks" / edition).glob("*.ipynb")):
+            counts[path.name[:2]] = sum(text.count(label) for _, text in markdown_cells(path) if path.name[:2] != "00")
+        other = "zh" if edition == "en" else "en"
+        other_counts = {
+            p.name[:2]: sum(text.count(labels[other]) for _, text in markdown_cells(p) if p.name[:2] != "00")
+            for p in sorted((ROOT / "notebooks" / other).glob("*.ipynb"))
+        }
+        assert counts == other_counts, f"corrections per notebook differ: en/zh {counts} vs {other_counts}"
+        assert sum(counts.values()) >= 3, f"{edition}: only {sum(counts.values())} labelled corrections"
+
+
+# --- notebook 00 lists every correction ------------------------------------------------------------
+
+LABELS = {"en": "A correction to the article.", "zh": "对文章的一处更正。"}
+NOTEBOOK_LINK = re.compile(r"\]\((\d\d)_[a-z_]+\.ipynb\)")
+
+
+def labelled_corrections(edition):
+    """{notebook number: how many times its markdown carries the correction label}, notebook 00 left out."""
+    counts = {}
+    for path in sorted((ROOT / "notebooks" / edition).glob("*.ipynb")):
+        found = sum(text.count(LABELS[edition]) for _, text in markdown_cells(path))
+        if path.name[:2] != "00" and found:
+            counts[path.name[:2]] = found
+    return counts
+
+
+def corrections_list(edition):
+    """The markdown cell of notebook 00 that lists the corrections: a section with the label and linked items."""
+    cells = markdown_cells(ROOT / "notebooks" / edition / "00_start_here.ipynb")
+    found = [text for _, text in cells if text.startswith("## ") and LABELS[edition] in text and "\n- [" in text]
+    assert len(found) == 1, f"{edition}/00: expected one section listing the corrections, found {len(found)}"
+    return found[0]
+
+
+def listed_corrections(text):
+    """{notebook number: how many times the list links it} (an item about two notebooks links each once)."""
+    counts = {}
+    for number in NOTEBOOK_LINK.findall(text):
+        counts[number] = counts.get(number, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_notebook_00_lists_every_labelled_correction(edition):
+    listed, labelled = listed_corrections(corrections_list(edition)), labelled_corrections(edition)
+    assert listed == labelled, (
+        f"{edition}/00's list of corrections links the notebooks {listed} times, but they carry the label"
+        f" {labelled} times: add (or remove) an item in BOTH editions of notebook 00"
+    )
+
+
+def test_the_corrections_list_check_can_fail():
+    text = corrections_list("zh")
+    first_item = re.search(r"^- \[.*$", text, re.M).group()
+    assert listed_corrections(text.replace(first_item, "")) != labelled_corrections("zh")
+    assert listed_corrections("- [第 4 课](04_x.ipynb)和[第 5 课](05_y.ipynb)：…\n- [第 4 课](04_x.ipynb)：…") == {
+        "04": 2,
+        "05": 1,
+    }
+
+
+def nested_brackets(text):
+    """Prose lines of `text` in which a full-width bracket opens inside another one."""
+    found = []
+    for line in prose_lines(text):
+        depth = 0
+        for ch in plain(line or ""):
+            depth += ch == "（"
+            if ch == "（" and depth == 2:
+                found.append(line.strip()[:60])
+            depth -= ch == "）" and depth > 0
+    return found
+
+
+def test_brackets_are_one_level_deep():
+    found = []
+    for where, text in zh_markdown_sources() + zh_strings() + zh_code_strings():
+        found += [f"{where}: …{line}…" for line in nested_brackets(text)]
+    assert not found, "brackets inside brackets (notebooks/zh/STYLE.md: 括号最多一层):\n" + "\n".join(found)
+
+
+def test_the_bracket_check_can_fail():
+    assert nested_brackets("检查通过（本课的向量、很大的分数（上千））。")
+    assert not nested_brackets("检查通过（本课的向量）。分数很大（上千）。")
+    assert not nested_brackets("头 (4, 2)（第 4 层）")
