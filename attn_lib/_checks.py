@@ -64,6 +64,33 @@ def check_positive_int(value, name):
     return int(value)
 
 
+def check_seed(seed, none_ok=False):
+    """`seed` as an int if it is a non-negative integer (what numpy.random.default_rng accepts), else a clear error.
+
+    With `none_ok=True`, None (fresh randomness) is returned as it is.
+    """
+    if seed is None and none_ok:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        either = " (or None)" if none_ok else ""
+        raise TypeError(
+            f"seed must be a non-negative integer{either} (it seeds numpy.random.default_rng), got {_describe(seed)}"
+        )
+    if seed < 0:
+        raise ValueError(f"seed={seed} must be a non-negative integer (numpy.random.default_rng rejects negatives)")
+    return int(seed)
+
+
+def mask_array(mask):
+    """`mask` as a numpy array, or a clear error for a string or a ragged list (its dtype is checked by the caller)."""
+    if isinstance(mask, (str, bytes)):
+        raise TypeError(f"mask must be a boolean or float array, got {_describe(mask)}")
+    try:
+        return np.asarray(mask)
+    except ValueError as exc:  # ragged lists
+        raise ValueError(f"mask must be a rectangular array: {exc}") from None
+
+
 def divisors(n):
     """n -> [1, ..., n]: every h that divides n, ascending."""
     n = check_positive_int(n, "n")
