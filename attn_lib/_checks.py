@@ -45,6 +45,8 @@ def as_float_array(value, name, *, allow_neg_inf=False, min_ndim=0):
 
 def check_finite(array, name, *, allow_neg_inf=False):
     """Raise ValueError if `array` holds NaN or +inf (or -inf when it is not allowed)."""
+    if np.isfinite(array).all():  # the usual case, in one pass; the passes below only find and name the culprit
+        return
     if np.isnan(array).any():
         where = tuple(int(i) for i in np.argwhere(np.isnan(array))[0])
         raise ValueError(f"{name} contains NaN (first at index {where}); NaN cannot be attended over")
