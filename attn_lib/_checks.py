@@ -45,6 +45,8 @@ def as_float_array(value, name, *, allow_neg_inf=False, min_ndim=0):
 
 def check_finite(array, name, *, allow_neg_inf=False):
     """Raise ValueError if `array` holds NaN or +inf (or -inf when it is not allowed)."""
+    if np.isfinite(array).all():  # the usual case, in one pass; the passes below only find and name the culprit
+        return
     if np.isnan(array).any():
         where = tuple(int(i) for i in np.argwhere(np.isnan(array))[0])
         raise ValueError(f"{name} contains NaN (first at index {where}); NaN cannot be attended over")
@@ -62,6 +64,33 @@ def check_positive_int(value, name):
     if value < 1:
         raise ValueError(f"{name}={value} must be a positive integer (at least 1)")
     return int(value)
+
+
+def check_seed(seed, none_ok=False):
+    """`seed` as an int if it is a non-negative integer (what numpy.random.default_rng accepts), else a clear error.
+
+    With `none_ok=True`, None (fresh randomness) is returned as it is.
+    """
+    if seed is None and none_ok:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        either = " (or None)" if none_ok else ""
+        raise TypeError(
+            f"seed must be a non-negative integer{either} (it seeds numpy.random.default_rng), got {_describe(seed)}"
+        )
+    if seed < 0:
+        raise ValueError(f"seed={seed} must be a non-negative integer (numpy.random.default_rng rejects negatives)")
+    return int(seed)
+
+
+def mask_array(mask):
+    """`mask` as a numpy array, or a clear error for a string or a ragged list (its dtype is checked by the caller)."""
+    if isinstance(mask, (str, bytes)):
+        raise TypeError(f"mask must be a boolean or float array, got {_describe(mask)}")
+    try:
+        return np.asarray(mask)
+    except ValueError as exc:  # ragged lists
+        raise ValueError(f"mask must be a rectangular array: {exc}") from None
 
 
 def divisors(n):

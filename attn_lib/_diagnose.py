@@ -21,7 +21,7 @@ import numpy as np
 
 from attn_lib._forbid import Watch
 from attn_lib.core import softmax
-from attn_lib.i18n import get_language, t
+from attn_lib.i18n import check_language, get_language, t
 from attn_lib.multihead import merge_heads, split_heads
 
 # private references: a learner's `np.allclose = lambda *a, **k: True` does not reach them
@@ -270,6 +270,34 @@ def difference(got, expected, what=RESULT):
 
 def wrong_shape(got, expected, what=RESULT):
     return Finding("wrong_shape", {"what": what, "expected": str(tuple(expected)), "got": str(tuple(got))})
+
+
+def output_and_weights(value, expected, notes, shapes=True):
+    """(output, weights) as float arrays of the shapes of `expected` (a pair of arrays), or a Finding.
+
+    The findings: not a pair; the pair returned in the other order (weights first); a wrong shape
+    (unless `shapes=False`: the caller diagnoses wrong shapes itself, e.g. an output not summed).
+    """
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        return None, Finding("not_pair", {"got": describe(value)})
+    output, finding = as_numbers(value[0], notes, OUTPUT)
+    weights, finding = (None, finding) if finding else as_numbers(value[1], notes, WEIGHTS)
+    if finding:
+        return None, finding
+    swapped = output.shape == expected[1].shape and weights.shape == expected[0].shape
+    if swapped and (output.shape != weights.shape or matches(output, expected[1]) and matches(weights, expected[0])):
+        return None, Finding("attn_pair_order")
+    if shapes and weights.shape != expected[1].shape:
+        return None, wrong_shape(weights.shape, expected[1].shape, WEIGHTS)
+    if shapes and output.shape != expected[0].shape:
+        return None, wrong_shape(output.shape, expected[0].shape, OUTPUT)
+    return (output, weights), None
+
+
+def report(result, lang):
+    """Print the verdict line of `result` in `lang` (checked first); True if every check passed."""
+    print(result.verdict(None if lang is None else check_language(lang)))
+    return result.ok
 
 
 def proportional(got, base):

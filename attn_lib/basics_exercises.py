@@ -26,13 +26,14 @@ from attn_lib._diagnose import (
     first_match,
     fmt,
     matches,
+    output_and_weights,
+    report,
     run_cases,
     swap_last,
     wrong_shape,
 )
 from attn_lib.core import softmax
 from attn_lib.examples import CAT_EMBEDDINGS
-from attn_lib.i18n import check_language
 
 __all__ = [
     "check_attend_one",
@@ -44,12 +45,6 @@ __all__ = [
     "run_qkv_checks",
     "run_relevance_scores_checks",
 ]
-
-
-def _report(result, lang):
-    """Print the verdict line of `result` in `lang` (checked first); True if every check passed."""
-    print(result.verdict(None if lang is None else check_language(lang)))
-    return result.ok
 
 
 # --- 02: the three steps, for one query and for all queries ----------------------------------------
@@ -87,19 +82,6 @@ def _steps_cases(one_query):
         shapes = f"{'q' if one_query else 'Q'} {q.shape}, K {k.shape}, V {v.shape}"
         cases.append(Case(kind, shapes, (q, k, v), {}, (weights @ v, weights)))
     return cases
-
-
-def _pair(value, expected, notes):
-    """(output, weights) as float arrays, or a Finding: not a pair, the pair reversed."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        return None, Finding("not_pair", {"got": describe(value)})
-    output, finding = as_numbers(value[0], notes, OUTPUT)
-    weights, finding = (None, finding) if finding else as_numbers(value[1], notes, WEIGHTS)
-    if finding:
-        return None, finding
-    if output.shape != weights.shape and (output.shape, weights.shape) == (expected[1].shape, expected[0].shape):
-        return None, Finding("attn_pair_order")
-    return (output, weights), None
 
 
 def steps_weights_mistake(case, got):
@@ -150,7 +132,7 @@ def steps_output_mistake(case, output, weights):
 
 
 def _judge_steps(case, value, notes):
-    pair, finding = _pair(value, case.expected, notes)
+    pair, finding = output_and_weights(value, case.expected, notes, shapes=False)
     if finding:
         return finding
     (output, weights), (expected_output, expected_weights) = pair, case.expected
@@ -192,7 +174,7 @@ def check_attend_one(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("softmax",)
     Notebook 02's three steps for one query, without √d_k: s_j = q · k_j, w = softmax(s), output =
     Σ_j w_j v_j. attn_lib.softmax is forbidden: the exercise asks for the steps themselves.
     """
-    return _report(run_attend_one_checks(fn, timeout, forbid), lang)
+    return report(run_attend_one_checks(fn, timeout, forbid), lang)
 
 
 def check_attend_all(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("scaled_dot_product_attention",)):
@@ -201,7 +183,7 @@ def check_attend_all(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("scaled_dot
     Notebook 02's matrix form, without √d_k: S = Q Kᵀ, W = softmax of each row of S, O = W V.
     attn_lib.softmax is allowed, attn_lib.scaled_dot_product_attention is not.
     """
-    return _report(run_attend_all_checks(fn, timeout, forbid), lang)
+    return report(run_attend_all_checks(fn, timeout, forbid), lang)
 
 
 # --- 03: Q, K, V from X, and the relevance scores they give -----------------------------------------
@@ -285,7 +267,7 @@ def check_qkv(fn, lang=None, timeout=DEFAULT_TIMEOUT):
 
     Prints one verdict line; True if every check passed. One sentence [n, d_model] or a batch of them.
     """
-    return _report(run_qkv_checks(fn, timeout), lang)
+    return report(run_qkv_checks(fn, timeout), lang)
 
 
 def _relevance_cases():
@@ -328,4 +310,4 @@ def check_relevance_scores(fn, lang=None, timeout=DEFAULT_TIMEOUT):
 
     Row i is token i's query against every key, unscaled (the division by √d_k comes in notebook 04).
     """
-    return _report(run_relevance_scores_checks(fn, timeout), lang)
+    return report(run_relevance_scores_checks(fn, timeout), lang)

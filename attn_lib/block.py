@@ -83,7 +83,11 @@ def layer_norm(x, gamma, beta, eps=1e-12):
     x = as_float_array(x, "x", min_ndim=1)
     gamma = _check_vector(gamma, "gamma", x.shape[-1], "d")
     beta = _check_vector(beta, "beta", x.shape[-1], "d")
-    eps = _check_eps(eps)
+    return _layer_norm(x, gamma, beta, _check_eps(eps))
+
+
+def _layer_norm(x, gamma, beta, eps):
+    """layer_norm's arithmetic, on inputs already checked (attn_lib.bert's layers: the model file is verified)."""
     mean = x.mean(axis=-1, keepdims=True)  # [..., 1]
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)  # [..., 1], the biased variance, as PyTorch
     return (x - mean) / np.sqrt(var + eps) * gamma + beta
@@ -112,7 +116,12 @@ def feed_forward(x, w_1, b_1, w_2, b_2, activation="gelu"):
         )
     b_1 = _check_vector(b_1, "b_1", w_1.shape[1], "d_ff")
     b_2 = _check_vector(b_2, "b_2", d_model, "d_model")
-    hidden = act(x @ w_1 + b_1)  # [..., n, d_model] x [d_model, d_ff] -> [..., n, d_ff]
+    return _feed_forward(x, w_1, b_1, w_2, b_2, act)
+
+
+def _feed_forward(x, w_1, b_1, w_2, b_2, act=None):
+    """feed_forward's arithmetic (act: a function, default GELU), on inputs already checked."""
+    hidden = (gelu if act is None else act)(x @ w_1 + b_1)  # [..., n, d_model] x [d_model, d_ff] -> [..., n, d_ff]
     return hidden @ w_2 + b_2  # [..., n, d_ff] x [d_ff, d_model] -> [..., n, d_model]
 
 

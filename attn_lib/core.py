@@ -23,6 +23,7 @@ from attn_lib._checks import (
     check_float_dtype,
     check_positive_int,
     float_dtype,
+    mask_array,
     work_dtype,
 )
 
@@ -110,12 +111,7 @@ def additive_mask(mask, dtype=np.float64):
 
 def _check_mask(mask, scores_shape, dtype):
     """A validated mask as an array: bool stays bool; float is cast to `dtype` (the inputs' dtype)."""
-    if isinstance(mask, (str, bytes)):
-        raise TypeError(f"mask must be a boolean or float array, got {_describe(mask)}")
-    try:
-        mask = np.asarray(mask)
-    except ValueError as exc:  # ragged lists
-        raise ValueError(f"mask must be a rectangular array: {exc}") from None
+    mask = mask_array(mask)
     if mask.dtype.kind == "f":
         check_finite(mask, "mask", allow_neg_inf=True)
     elif mask.dtype.kind != "b":

@@ -29,10 +29,10 @@ from attn_lib._diagnose import (
     first_match,
     fmt,
     matches,
+    report,
     run_cases,
 )
 from attn_lib.examples import TINY_CORPUS
-from attn_lib.i18n import check_language
 
 __all__ = [
     "check_next_token_probabilities",
@@ -41,12 +41,6 @@ __all__ = [
     "run_window_counts_checks",
     "window_counts",
 ]
-
-
-def _report(result, lang):
-    """Print the verdict line of `result` in `lang` (checked first); True if every check passed."""
-    print(result.verdict(None if lang is None else check_language(lang)))
-    return result.ok
 
 
 def _dict_text(counts):
@@ -136,7 +130,7 @@ def check_next_token_probabilities(fn, lang=None, timeout=DEFAULT_TIMEOUT):
 
     Each probability is the token's count divided by the total of all counts, so they add up to 1.
     """
-    return _report(run_next_token_probabilities_checks(fn, timeout), lang)
+    return report(run_next_token_probabilities_checks(fn, timeout), lang)
 
 
 # --- 01: counting what follows the last k tokens ------------------------------------------------
@@ -237,4 +231,4 @@ def check_window_counts(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("count_n
     Counts, sentence by sentence and each as often as its count says, every token that follows the last
     k tokens of `context`; {} when they never occur. attn_lib.ngram.count_next_tokens is forbidden.
     """
-    return _report(run_window_counts_checks(fn, timeout, forbid), lang)
+    return report(run_window_counts_checks(fn, timeout, forbid), lang)

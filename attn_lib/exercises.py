@@ -46,6 +46,7 @@ from attn_lib._diagnose import (
     matches,
     mha_variant,
     proportional,
+    report,
     run_cases,
     same,
     scale_candidates,
@@ -83,11 +84,6 @@ __all__ = [
     "check_in_real_model",
     "run_in_real_model_checks",
 ]
-
-
-def _report(result, lang):
-    print(result.verdict(lang))
-    return result.ok
 
 
 def _batch_error(key):
@@ -155,7 +151,7 @@ def check_softmax(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("softmax",)):
     attn_lib.softmax (and every attn_lib function that computes one) is forbidden: write it yourself.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_softmax_checks(fn, timeout, forbid), lang)
+    return report(run_softmax_checks(fn, timeout, forbid), lang)
 
 
 # --- scaled scores ------------------------------------------------------------------------------
@@ -206,7 +202,7 @@ def check_scaled_scores(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, fo
     batched=False skips the case with a leading batch axis (for an exercise on single sequences).
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_scaled_scores_checks(fn, batched, timeout, forbid), lang)
+    return report(run_scaled_scores_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- causal mask --------------------------------------------------------------------------------
@@ -264,7 +260,7 @@ def check_causal_mask(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("causal_ma
     attn_lib.causal_mask is forbidden: write it yourself.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_causal_mask_checks(fn, timeout, forbid), lang)
+    return report(run_causal_mask_checks(fn, timeout, forbid), lang)
 
 
 # --- scaled dot-product attention ---------------------------------------------------------------
@@ -356,7 +352,7 @@ def check_attention(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbid
     (and the functions built on it) is forbidden; forbid=("softmax",) forbids attn_lib.softmax too.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_attention_checks(fn, batched, timeout, forbid), lang)
+    return report(run_attention_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- split heads --------------------------------------------------------------------------------
@@ -415,7 +411,7 @@ def check_split_heads(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forb
     batched=True also tries one and two leading batch axes. attn_lib.split_heads is forbidden.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_split_heads_checks(fn, batched, timeout, forbid), lang)
+    return report(run_split_heads_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- multi-head attention -----------------------------------------------------------------------
@@ -512,7 +508,7 @@ def check_multi_head(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbi
     (split_heads, merge_heads and scaled_dot_product_attention are allowed).
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_multi_head_checks(fn, batched, timeout, forbid), lang)
+    return report(run_multi_head_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- parameter count ----------------------------------------------------------------------------
@@ -568,7 +564,7 @@ def check_parameter_count(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("count
     attn_lib.count_parameters is forbidden: count the matrices yourself.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_parameter_count_checks(fn, timeout, forbid), lang)
+    return report(run_parameter_count_checks(fn, timeout, forbid), lang)
 
 
 # --- the checkers of the other notebooks: their own modules, re-exported here -------------------------

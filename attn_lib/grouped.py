@@ -18,16 +18,15 @@ Weights follow `attn_lib.multihead`: used as ``x @ w``; ``w_q`` and ``w_o`` are 
 d_k = d_model / n_heads.
 """
 
-import numbers
-
 import numpy as np
 
 from attn_lib._checks import (
-    _describe,
     as_float_array,
     check_heads_divide,
     check_kv_heads_divide,
     check_positive_int,
+    check_seed,
+    mask_array,
 )
 from attn_lib.core import scaled_dot_product_attention
 from attn_lib.multihead import _attend_heads, _check_heads_mask
@@ -93,12 +92,7 @@ def grouped_attention(q, k, v, mask=None, scale=None):
 
 def _check_grouped_mask(mask, weights_shape):
     """The mask as an array if it broadcasts to the weights [..., h, n_q, n_k], else an error naming both shapes."""
-    if isinstance(mask, (str, bytes)):
-        raise TypeError(f"mask must be a boolean or float array, got {_describe(mask)}")
-    try:
-        mask = np.asarray(mask)
-    except ValueError as exc:  # ragged lists
-        raise ValueError(f"mask must be a rectangular array: {exc}") from None
+    mask = mask_array(mask)
     try:
         fits = np.broadcast_shapes(mask.shape, weights_shape) == tuple(weights_shape)
     except ValueError:
@@ -152,11 +146,7 @@ def init_grouped_weights(d_model, n_heads, n_kv_heads, seed=0):
     n_kv_heads = check_positive_int(n_kv_heads, "n_kv_heads")
     check_heads_divide(d_model, n_heads)
     check_kv_heads_divide(n_heads, n_kv_heads)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
-        raise TypeError(f"seed must be a non-negative integer (or None), got {_describe(seed)}")
-    if seed is not None and seed < 0:
-        raise ValueError(f"seed={seed} must be a non-negative integer (numpy.random.default_rng's rule)")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed, none_ok=True))
     std, d_kv = 1.0 / np.sqrt(d_model), n_kv_heads * (d_model // n_heads)
     shapes = {"w_q": (d_model, d_model), "w_k": (d_model, d_kv), "w_v": (d_model, d_kv), "w_o": (d_model, d_model)}
     return {name: rng.normal(0.0, std, size=shape) for name, shape in shapes.items()}

@@ -22,17 +22,17 @@ from attn_lib._diagnose import (
     DEFAULT_TIMEOUT,
     OUTPUT,
     RESULT,
-    WEIGHTS,
     Case,
     Finding,
     Word,
-    as_numbers,
     attention_weights_mistake,
     describe,
     difference,
     error_text,
     first_match,
     matches,
+    output_and_weights,
+    report,
     run_cases,
     same,
     type_name,
@@ -51,11 +51,6 @@ __all__ = [
     "run_sliding_window_mask_checks",
     "run_kv_cache_bytes_checks",
 ]
-
-
-def _report(result, lang):
-    print(result.verdict(lang))
-    return result.ok
 
 
 # --- grouped-query attention ------------------------------------------------------------------------
@@ -85,23 +80,8 @@ def _gqa_cases(batched):
     return cases
 
 
-def _pair(value, expected, notes):
-    """(output, weights) as float arrays of the expected shapes, or a Finding."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        return None, Finding("not_pair", {"got": describe(value)})
-    output, finding = as_numbers(value[0], notes, OUTPUT)
-    weights, finding = (None, finding) if finding else as_numbers(value[1], notes, WEIGHTS)
-    if finding:
-        return None, finding
-    if weights.shape != expected[1].shape:
-        return None, wrong_shape(weights.shape, expected[1].shape, WEIGHTS)
-    if output.shape != expected[0].shape:
-        return None, wrong_shape(output.shape, expected[0].shape, OUTPUT)
-    return (output, weights), None
-
-
 def _judge_gqa(case, value, notes):
-    pair, finding = _pair(value, case.expected, notes)
+    pair, finding = output_and_weights(value, case.expected, notes)
     if finding:
         return finding
     (output, weights), (expected_output, expected_weights) = pair, case.expected
@@ -156,7 +136,7 @@ def check_grouped_query_attention(fn, lang=None, batched=True, timeout=DEFAULT_T
     scaled_dot_product_attention is allowed. Prints one verdict line; True if every check passed.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_grouped_query_attention_checks(fn, batched, timeout, forbid), lang)
+    return report(run_grouped_query_attention_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- the sliding-window mask --------------------------------------------------------------------------
@@ -227,7 +207,7 @@ def check_sliding_window_mask(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("s
     one verdict line; True if every check passed.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_sliding_window_mask_checks(fn, timeout, forbid), lang)
+    return report(run_sliding_window_mask_checks(fn, timeout, forbid), lang)
 
 
 # --- the size of the KV cache -------------------------------------------------------------------------
@@ -280,4 +260,4 @@ def check_kv_cache_bytes(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("kv_cac
     attn_lib.grouped.kv_cache_bytes is forbidden. Prints one verdict line; True if every check passed.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_kv_cache_bytes_checks(fn, timeout, forbid), lang)
+    return report(run_kv_cache_bytes_checks(fn, timeout, forbid), lang)

@@ -22,7 +22,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attn_lib import examples
-from attn_lib._checks import check_heads_divide, check_positive_int, divisors
+from attn_lib._checks import check_heads_divide, check_positive_int, check_seed, divisors
 from attn_lib.core import causal_mask
 from attn_lib.grouped import grouped_attention, init_grouped_weights, kv_cache_bytes
 from attn_lib.i18n import t
@@ -31,7 +31,7 @@ from attn_lib.multihead import split_heads
 from attn_lib.plotting import use_cjk_font
 from attn_lib.sliding_window import receptive_field, receptive_field_mask, sliding_window_mask
 from attn_lib.widget_figures import FastFigure
-from attn_lib.widget_shell import AttentionWidget, _language, check_seed, check_tokens
+from attn_lib.widget_shell import AttentionWidget, _language, check_tokens
 
 #: The sliding-window widget draws this many positions.
 WINDOW_POSITIONS = 32

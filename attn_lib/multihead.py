@@ -4,17 +4,15 @@ Weights are stored the way the article writes them: ``w_q`` is [d_model, d_model
 ``x @ w_q``; head i uses columns ``i*d_k:(i+1)*d_k`` (the article's W_i^Q matrices side by side).
 """
 
-import numbers
-
 import numpy as np
 
 from attn_lib._checks import (
-    _describe,
     as_float_array,
     check_fits,
     check_heads_divide,
     check_kv_heads_divide,
     check_positive_int,
+    check_seed,
     float_dtype,
     work_dtype,
 )
@@ -164,11 +162,7 @@ def init_multi_head_weights(d_model, n_heads, seed=0):
     d_model = check_positive_int(d_model, "d_model")
     n_heads = check_positive_int(n_heads, "n_heads")
     check_heads_divide(d_model, n_heads)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
-        raise TypeError(f"seed must be a non-negative integer (or None), got {_describe(seed)}")
-    if seed is not None and seed < 0:
-        raise ValueError(f"seed={seed} must be a non-negative integer (numpy.random.default_rng's rule)")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed, none_ok=True))
     std = 1.0 / np.sqrt(d_model)
     return {name: rng.normal(0.0, std, size=(d_model, d_model)) for name in ("w_q", "w_k", "w_v", "w_o")}
 

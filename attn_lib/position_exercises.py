@@ -19,17 +19,17 @@ import numpy as np
 from attn_lib._diagnose import (
     DEFAULT_TIMEOUT,
     OUTPUT,
-    WEIGHTS,
     Case,
     Finding,
     as_numbers,
     attention_weights_mistake,
-    describe,
     difference,
     error_text,
     first_match,
     fmt,
     matches,
+    output_and_weights,
+    report,
     run_cases,
     wrong_shape,
 )
@@ -48,11 +48,6 @@ __all__ = [
 ]
 
 LN_EPS = 1e-5  # the eps the layer-norm exercise asks for (PyTorch's default)
-
-
-def _report(result, lang):
-    print(result.verdict(lang))
-    return result.ok
 
 
 # --- the sinusoidal table -------------------------------------------------------------------------
@@ -129,7 +124,7 @@ def run_sinusoidal_encoding_checks(fn, timeout=DEFAULT_TIMEOUT):
 def check_sinusoidal_encoding(fn, lang=None, timeout=DEFAULT_TIMEOUT):
     """fn: (n, d_model) -> [n, d_model] with sin in the even, cos in the odd columns. Prints one verdict line."""
     lang = None if lang is None else check_language(lang)
-    return _report(run_sinusoidal_encoding_checks(fn, timeout), lang)
+    return report(run_sinusoidal_encoding_checks(fn, timeout), lang)
 
 
 # --- attention with RoPE --------------------------------------------------------------------------
@@ -165,24 +160,6 @@ def rotate_half_pairs(x, base=BASE):
     return np.concatenate([turned[..., 0], turned[..., 1]], axis=-1)
 
 
-def _pair(value, expected, notes):
-    """(output, weights) as float arrays of the expected shapes, or a Finding."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        return None, Finding("not_pair", {"got": describe(value)})
-    output, finding = as_numbers(value[0], notes, OUTPUT)
-    weights, finding = (None, finding) if finding else as_numbers(value[1], notes, WEIGHTS)
-    if finding:
-        return None, finding
-    swapped = output.shape == expected[1].shape and weights.shape == expected[0].shape
-    if swapped and (output.shape != weights.shape or matches(output, expected[1]) and matches(weights, expected[0])):
-        return None, Finding("attn_pair_order")
-    if weights.shape != expected[1].shape:
-        return None, wrong_shape(weights.shape, expected[1].shape, WEIGHTS)
-    if output.shape != expected[0].shape:
-        return None, wrong_shape(output.shape, expected[0].shape, OUTPUT)
-    return (output, weights), None
-
-
 def rope_weights_mistake(case, got):
     """Why the weights of attention with RoPE are wrong: a wrong rotation first, then attention's own mistakes."""
     q, k, v = case.args
@@ -211,7 +188,7 @@ def rope_weights_mistake(case, got):
 
 
 def _judge_rope(case, value, notes):
-    pair, finding = _pair(value, case.expected, notes)
+    pair, finding = output_and_weights(value, case.expected, notes)
     if finding:
         return finding
     (output, weights), (expected_output, expected_weights) = pair, case.expected
@@ -245,7 +222,7 @@ def check_rope(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT):
     not; then scaled dot-product attention. Returns True if every check passed.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_rope_checks(fn, batched, timeout), lang)
+    return report(run_rope_checks(fn, batched, timeout), lang)
 
 
 # --- layer norm -----------------------------------------------------------------------------------
@@ -326,4 +303,4 @@ def check_layer_norm(fn, lang=None, timeout=DEFAULT_TIMEOUT):
     Prints one verdict line; True if every check passed.
     """
     lang = None if lang is None else check_language(lang)
-    return _report(run_layer_norm_checks(fn, timeout), lang)
+    return report(run_layer_norm_checks(fn, timeout), lang)

@@ -24,7 +24,7 @@ from attn_lib._checks import check_positive_int
 from attn_lib.i18n import t
 from attn_lib.plotting import use_cjk_font
 from attn_lib.position import rope, sinusoidal_encoding
-from attn_lib.widget_figures import DPI, _png
+from attn_lib.widget_figures import DPI, _png, draw_titles
 from attn_lib.widgets import AttentionWidget, _language
 
 #: The frequency bases the slider offers (the papers use 10000; some recent models use far larger ones).
@@ -52,9 +52,7 @@ class FastLines:
         for line, y in zip(self.lines, curves, strict=True):
             line.set_ydata(y)
             self.fig.draw_artist(line)
-        for text, string in zip(self.titles, titles, strict=True):
-            text.set_text(string)
-            self.fig.draw_artist(text)
+        draw_titles(self.fig, self.titles, titles)
         return _png(self.canvas)
 
 

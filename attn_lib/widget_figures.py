@@ -98,15 +98,25 @@ class FastFigure:
             if image.axes.axison:
                 for spine in image.axes.spines.values():  # the frame goes back on top of the new pixels
                     self.fig.draw_artist(spine)
-            for text, index in cells:
-                value = matrix[index]
-                text.set_text(format_weight(value))
-                text.set_color("white" if value > 0.55 else "black")
-                self.fig.draw_artist(text)
-        for text, string in zip(self.titles, titles, strict=True):
-            text.set_text(string)
-            self.fig.draw_artist(text)
+            draw_numbers(self.fig, cells, matrix)
+        draw_titles(self.fig, self.titles, titles)
         return _png(self.canvas)
+
+
+def draw_numbers(fig, cells, matrix):
+    """Write matrix[index] into each (text, index) of `cells` (white on dark cells) and draw it on `fig`."""
+    for text, index in cells:
+        value = matrix[index]
+        text.set_text(format_weight(value))
+        text.set_color("white" if value > 0.55 else "black")
+        fig.draw_artist(text)
+
+
+def draw_titles(fig, texts, strings):
+    """Set each of `texts` to its string and draw it on `fig` (a frame's changing titles)."""
+    for text, string in zip(texts, strings, strict=True):
+        text.set_text(string)
+        fig.draw_artist(text)
 
 
 class MosaicFigure(FastFigure):
@@ -139,14 +149,8 @@ class MosaicFigure(FastFigure):
         steps = np.clip((np.where(shown, cells, 0.0) * len(self.lut)).astype(int), 0, len(self.lut) - 1)
         pixels = np.asarray(self.canvas.buffer_rgba())  # [height, width, 4]: the canvas' own memory
         pixels[top:bottom, left:right][shown] = self.lut[steps[shown]]
-        for text, index in self.cells[0]:
-            value = mosaic[index]
-            text.set_text(format_weight(value))
-            text.set_color("white" if value > 0.55 else "black")
-            self.fig.draw_artist(text)
-        for text, string in zip(self.titles, titles, strict=True):
-            text.set_text(string)
-            self.fig.draw_artist(text)
+        draw_numbers(self.fig, self.cells[0], mosaic)
+        draw_titles(self.fig, self.titles, titles)
         return _png(self.canvas)
 
 

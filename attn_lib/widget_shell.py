@@ -11,7 +11,6 @@ place where it cannot run, a captioned picture (`still_picture`).
 import asyncio
 import base64
 import html
-import numbers
 
 import ipywidgets
 
@@ -28,17 +27,6 @@ FIGURE_CACHE_PIXELS = 12_000_000
 def _language(lang):
     """The language to draw in: `lang`, or the one set by `set_language` when `lang` is None."""
     return get_language() if lang is None else check_language(lang)
-
-
-def check_seed(seed):
-    """`seed` as an int if it is a non-negative integer (what numpy.random.default_rng accepts), else a clear error."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(
-            f"seed must be a non-negative integer (it seeds numpy.random.default_rng), got {_describe(seed)}"
-        )
-    if seed < 0:
-        raise ValueError(f"seed={seed} must be a non-negative integer (numpy.random.default_rng rejects negatives)")
-    return int(seed)
 
 
 def check_tokens(tokens):

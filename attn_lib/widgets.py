@@ -35,13 +35,13 @@ from matplotlib.figure import Figure
 
 from attn_lib import examples
 from attn_lib._checks import _describe as _describe  # re-exported: attn_lib.tiny_widgets uses it
-from attn_lib._checks import check_positive_int, divisors
+from attn_lib._checks import check_positive_int, check_seed, divisors
 from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
 from attn_lib.i18n import t
 from attn_lib.multihead import count_parameters, init_multi_head_weights, split_heads
 from attn_lib.plotting import draw_attention, use_cjk_font
 from attn_lib.widget_figures import FastFigure, cat_figure, heads_figure, heads_grid, heads_mosaic
-from attn_lib.widget_shell import AttentionWidget, _language, check_seed, check_tokens
+from attn_lib.widget_shell import AttentionWidget, _language, check_tokens
 
 #: The d_k values of the d_k slider (log-spaced).
 D_K_OPTIONS = tuple(2**i for i in range(10))  # 1, 2, 4, ..., 512
