@@ -294,6 +294,38 @@ def output_and_weights(value, expected, notes, shapes=True):
     return (output, weights), None
 
 
+def as_mask_pattern(value, expected, notes, inverted=None):
+    """The returned mask as booleans (True = may attend) of `expected`'s shape, or a Finding.
+
+    The findings: not an array of numbers or booleans; a wrong shape; numbers that hold the right pattern
+    (an additive mask, 0 = may attend and -inf = hidden; 0/1 numbers); with `inverted` (a finding's key,
+    whose message names the exercise's pattern), an additive mask with the pattern inverted.
+    """
+    if isinstance(value, (list, tuple)):
+        notes.add(f"converted:{type_name(value)}")
+    try:
+        got = np.asarray(value)
+    except (ValueError, TypeError):
+        got = None
+    if got is None or got.dtype.kind not in "biuf":
+        return None, Finding(
+            "wrong_type", {"what": RESULT, "got": describe(value), "expected": Word("exercises.expect_bool_array")}
+        )
+    if got.shape != expected.shape:
+        return None, wrong_shape(got.shape, expected.shape)
+    if got.dtype.kind != "b":
+        additive = bool((got <= 0).all() and (got < 0).any())  # 0 = may attend, -inf (or -1e9) = hidden
+        pattern = got == 0 if additive else got != 0  # True = may attend
+        if additive and same(pattern, expected):
+            return None, Finding("mask_additive")
+        if additive and inverted and same(pattern, ~expected):
+            return None, Finding(inverted)
+        if not additive and same(pattern, expected):
+            return None, Finding("mask_not_bool", {"dtype": str(got.dtype)})
+        got = pattern
+    return got, None
+
+
 def report(result, lang):
     """Print the verdict line of `result` in `lang` (checked first); True if every check passed."""
     print(result.verdict(None if lang is None else check_language(lang)))

@@ -32,6 +32,7 @@ from attn_lib._diagnose import (
     Case,
     Finding,
     Word,
+    as_mask_pattern,
     as_numbers,
     attention_weights_mistake,
     axes_order,
@@ -54,7 +55,6 @@ from attn_lib._diagnose import (
     split_interleaved,
     split_reshape_only,
     swap_last,
-    type_name,
     wrong_shape,
 )
 from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
@@ -215,30 +215,9 @@ def _mask_cases():
 
 def _judge_mask(case, value, notes):
     n, expected = case.args[0], case.expected
-    if isinstance(value, (list, tuple)):
-        notes.add(f"converted:{type_name(value)}")
-    try:
-        got = np.asarray(value)
-    except (ValueError, TypeError):
-        got = None
-    if got is None or got.dtype.kind not in "biuf":
-        return Finding(
-            "wrong_type", {"what": RESULT, "got": describe(value), "expected": Word("exercises.expect_bool_array")}
-        )
-    if got.shape != expected.shape:
-        return wrong_shape(got.shape, expected.shape)
-    if got.dtype.kind != "b":
-        additive = bool((got <= 0).all() and (got < 0).any())  # 0 = may attend, -inf (or -1e9) = hidden
-        pattern = got == 0 if additive else got != 0  # [n, n]: True = may attend
-        if additive and same(pattern, expected):
-            return Finding("mask_additive")
-        if additive and same(pattern, ~expected):
-            return Finding("mask_additive_inverted")
-        if not additive and same(pattern, expected):
-            return Finding("mask_not_bool", {"dtype": str(got.dtype)})
-        got = pattern
-    elif same(got, expected):
-        return None
+    got, finding = as_mask_pattern(value, expected, notes, inverted="mask_additive_inverted")
+    if finding or same(got, expected):
+        return finding
     found = mask_pattern_mistake(got, n)
     if found is None:
         i, j = np.argwhere(got != expected)[0]

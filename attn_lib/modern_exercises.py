@@ -25,6 +25,7 @@ from attn_lib._diagnose import (
     Case,
     Finding,
     Word,
+    as_mask_pattern,
     attention_weights_mistake,
     describe,
     difference,
@@ -35,8 +36,6 @@ from attn_lib._diagnose import (
     report,
     run_cases,
     same,
-    type_name,
-    wrong_shape,
 )
 from attn_lib.core import causal_mask, scaled_dot_product_attention
 from attn_lib.grouped import kv_cache_bytes
@@ -147,32 +146,9 @@ def _window_cases():
     return [Case(kind, f"n = {n}, window = {w}", (n, w), {}, sliding_window_mask(n, w)) for kind, n, w in sizes]
 
 
-def _as_pattern(value, expected, notes):
-    """The returned mask as booleans (True = may attend), or a Finding; numbers with the right pattern get one."""
-    if isinstance(value, (list, tuple)):
-        notes.add(f"converted:{type_name(value)}")
-    try:
-        got = np.asarray(value)
-    except (ValueError, TypeError):
-        got = None
-    if got is None or got.dtype.kind not in "biuf":
-        return None, Finding(
-            "wrong_type", {"what": RESULT, "got": describe(value), "expected": Word("exercises.expect_bool_array")}
-        )
-    if got.shape != expected.shape:
-        return None, wrong_shape(got.shape, expected.shape)
-    if got.dtype.kind != "b":
-        additive = bool((got <= 0).all() and (got < 0).any())  # 0 = may attend, -inf = hidden
-        pattern = got == 0 if additive else got != 0
-        if same(pattern, expected):
-            return None, Finding("mask_additive") if additive else Finding("mask_not_bool", {"dtype": str(got.dtype)})
-        got = pattern
-    return got, None
-
-
 def _judge_window(case, value, notes):
     n, window = case.args
-    got, finding = _as_pattern(value, case.expected, notes)
+    got, finding = as_mask_pattern(value, case.expected, notes)
     if finding or same(got, case.expected):
         return finding
     distance = np.arange(n)[:, None] - np.arange(n)  # [n, n]: i - j
