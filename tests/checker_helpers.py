@@ -1,6 +1,8 @@
-"""What every checker's tests share: the diagnosis text as i18n renders it, and the one-line verdict."""
+"""What checkers' tests share: the diagnosis text as i18n renders it, the one-line verdict, learners' softmaxes."""
 
 import re
+
+import numpy as np
 
 from attn_lib import exercises as ex
 from attn_lib.i18n import t
@@ -21,3 +23,17 @@ def assert_diagnosed(run, check, fn, key, capsys):
     assert out.count("\n") == 1 and out.startswith("✗") and rendered(result, "en") in out
     zh = result.verdict("zh")
     assert re.search(r"[\u4e00-\u9fff]", zh) and rendered(result, "zh") in zh
+
+
+def stable_softmax(x, axis=-1):
+    """A learner's correct softmax, which also gives an all -inf row zero weights."""
+    m = np.max(x, axis=axis, keepdims=True)
+    e = np.exp(x - np.where(np.isfinite(m), m, 0))
+    total = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def plain_softmax(x, axis=-1):
+    """Stable (max subtracted) but nothing special for an all -inf row: that row becomes NaN."""
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 import pytest
+from checker_helpers import plain_softmax, stable_softmax
 
 import attn_lib
 from attn_lib import capstone
@@ -31,19 +32,6 @@ def reference(model):
 
 def T(a):
     return np.swapaxes(a, -1, -2)
-
-
-def stable_softmax(x, axis=-1):
-    m = np.max(x, axis=axis, keepdims=True)
-    e = np.exp(x - np.where(np.isfinite(m), m, 0))
-    total = e.sum(axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
-
-
-def plain_softmax(x, axis=-1):
-    """Max subtracted, nothing special for an all -inf row (which becomes NaN)."""
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def attention(scale=None, fill=-np.inf, mask_after=False, axis=-1, softmax=stable_softmax):

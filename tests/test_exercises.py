@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 import pytest
-from checker_helpers import rendered
+from checker_helpers import plain_softmax, rendered, stable_softmax
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_basics_exercises import WRONG as BASICS_WRONG
@@ -26,20 +26,6 @@ from attn_lib._diagnose import Case, run_cases
 from attn_lib.i18n import STRINGS, set_language, t
 
 # --- learner-style building blocks ----------------------------------------------------------------
-
-
-def stable_softmax(x, axis=-1):
-    """A learner's correct softmax, which also gives an all -inf row zero weights."""
-    m = np.max(x, axis=axis, keepdims=True)
-    e = np.exp(x - np.where(np.isfinite(m), m, 0))
-    total = e.sum(axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
-
-
-def plain_softmax(x, axis=-1):
-    """Stable (max subtracted) but nothing special for an all -inf row: that row becomes NaN."""
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def naive_softmax(x, axis=-1):
