@@ -11,24 +11,25 @@ The public API (names and contracts fixed by the course specification):
     init_multi_head_weights(d_model, n_heads, seed=0)      dict with w_q, w_k, w_v, w_o
     count_parameters(d_model, n_heads, bias=False)         4 d_model^2 (+ 4 d_model with biases)
 
-Around the core, one module per concept (import them by name; none is loaded with the package):
+The formulas the article teaches sit at the top of the package, numpy only, one module each:
 
+    core            softmax, the masks, scaled dot-product attention (notebooks 02-05)
+    multihead       split, attend per head, merge, project back; the parameter count (06)
+    position        position encodings and rotary position embeddings, RoPE (07)
+    block           layer norm, the feed-forward network, one transformer block (07)
+    efficient       tiled attention with an online softmax, and a KV cache (10)
+    grouped         grouped-query and multi-query attention, the KV-cache size (11)
+    sliding_window  sliding-window masks and their receptive field (11)
     examples        the article's data (猫吃鱼 embeddings, sentences, the d_model table) and the one
                     running 猫吃鱼 example computed from it (cat_example)
-    plotting        attention heatmaps with Chinese labels (use_cjk_font), masked cells drawn as such
-    diagrams        box-and-arrow schematics of every mechanism, drawn by code (model_diagrams, diagram_kit)
-    widgets         the d_k slider, mask toggle and heads slider of notebooks 00-06
-    widget_figures  the fast-redrawing pictures behind the widgets
-    i18n            every string the package draws, in English and Chinese (set_language)
-    exercises       self-checking exercises that diagnose the classic mistakes
-    counting_exercises, basics_exercises   the checkers of notebooks 01-03 (exercises re-exports them)
-    ngram           the counted next-token model of notebook 01
-    position, block, position_widgets, position_exercises   positions, RoPE, the transformer block (notebook 07)
-    corpus, tiny_model, tiny_training, tiny_plots, tiny_widgets   the model trained in notebook 08
-    pretrained, bert, pretrained_loader             all-MiniLM-L6-v2 in numpy (notebook 09)
-    head_types      the real model's heads sorted by a computed rule, all in one picture (notebook 09)
-    efficient       tiled attention with an online softmax, and a KV cache (notebook 10)
-    tiny_experiment, tiny_progress   notebook 08's table over seeds, and its live training curve
+
+The course's machinery lives in folders named for its role (none is loaded with the package):
+
+    models/         the counted, trained and pretrained models, their data and their loaders
+    pictures/       heatmaps, diagrams drawn by code, other plots, and the CJK font (use_cjk_font)
+    widgets/        the sliders and toggles, one module per group of notebooks
+    exercises/      the self-checking exercises, one module per notebook or topic, and their diagnosis
+    i18n/           every string the package draws, English and Chinese side by side (set_language)
 
 Importing the package changes nothing global (no seeding, no rcParams, no printing).
 """

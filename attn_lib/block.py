@@ -7,7 +7,7 @@ One pre-norm block, as in GPT-2 and most models since (PyTorch: ``norm_first=Tru
 
 The original transformer (Vaswani et al. 2017) and BERT put each norm *after* the addition instead
 (post-norm, ``norm_first=False``): A = LayerNorm_1(X + MultiHead(X)), Y = LayerNorm_2(A + FFN(A)).
-Weights are stored for ``x @ w``, under the names `attn_lib.bert` uses (w_q, b_q, ..., ln1_gamma,
+Weights are stored for ``x @ w``, under the names `attn_lib.models.bert` uses (w_q, b_q, ..., ln1_gamma,
 ln1_beta, w_1, b_1, w_2, b_2, ln2_gamma, ln2_beta). Every function keeps float32 as float32.
 """
 
@@ -87,7 +87,7 @@ def layer_norm(x, gamma, beta, eps=1e-12):
 
 
 def _layer_norm(x, gamma, beta, eps):
-    """layer_norm's arithmetic, on inputs already checked (attn_lib.bert's layers: the model file is verified)."""
+    """layer_norm's arithmetic, on inputs already checked (attn_lib.models.bert: the model file is verified)."""
     mean = x.mean(axis=-1, keepdims=True)  # [..., 1]
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)  # [..., 1], the biased variance, as PyTorch
     return (x - mean) / np.sqrt(var + eps) * gamma + beta

@@ -36,7 +36,7 @@ from matplotlib.figure import Figure
 
 from attn_lib import additive_mask, causal_mask, scaled_dot_product_attention
 from attn_lib.efficient import KVCache, tiled_attention
-from attn_lib.plotting import use_cjk_font
+from attn_lib.pictures.heatmaps import use_cjk_font
 from attn_lib.sliding_window import sliding_window_mask
 
 try:  # a cross-check only, never a dependency of the course

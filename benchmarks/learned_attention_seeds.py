@@ -1,10 +1,10 @@
 """Train the tiny model of notebook 08 from many seeds, with and without weight decay; store the table.
 
 For every seed, `train` runs with its defaults (stopping on the validation city pairs) and again with
-weight_decay=0; `attn_lib.tiny_experiment.measure` takes each model's row on the test city pairs (test
+weight_decay=0; `attn_lib.models.tiny_experiment.measure` takes each model's row on the test city pairs (test
 accuracy, each head's weight on the two cities, ablations, what the model answers with the today-city
 hidden, the training history) and the wall-clock seconds are added. The table is written to
-attn_lib/data/learned_attention_seeds.json, which notebook 08 reads (and checks its own live run
+attn_lib/models/data/learned_attention_seeds.json, which notebook 08 reads (and checks its own live run
 against) and tests/test_tiny_experiment.py re-derives one row of. A markdown summary is printed.
 
     python benchmarks/learned_attention_seeds.py [--seeds 10] [--out PATH]
@@ -27,9 +27,9 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from attn_lib.corpus import make_corpus  # noqa: E402
-from attn_lib.tiny_experiment import measure  # noqa: E402
-from attn_lib.tiny_training import train  # noqa: E402
+from attn_lib.models.corpus import make_corpus  # noqa: E402
+from attn_lib.models.tiny_experiment import measure  # noqa: E402
+from attn_lib.models.tiny_training import train  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "attn_lib" / "data" / "learned_attention_seeds.json"
 SETTINGS = ("d_model", "n_heads", "n_layers", "lr", "weight_decay", "max_steps", "target_accuracy", "eval_every")
@@ -68,7 +68,7 @@ def main():
     n_cities = len(corpus.city_dishes)
     table = {
         "about": "Made by benchmarks/learned_attention_seeds.py: one row per (seed, weight_decay), measured on"
-        " the test city pairs with attn_lib.tiny_experiment.measure. Seconds: wall clock, one BLAS thread,"
+        " the test city pairs with attn_lib.models.tiny_experiment.measure. Seconds: wall clock, one BLAS thread,"
         " on the machine named below (shared, so indicative only).",
         "settings": {**defaults, "dtype": np.dtype(default_dtype).name},
         "corpus": {

@@ -4,7 +4,7 @@
 
 Prints a Markdown table (median over the repeats). Budget: a 16-token forward pass in at most 30 ms.
 numpy's BLAS may use several threads; on a busy machine OPENBLAS_NUM_THREADS=1 (or OMP_NUM_THREADS=1)
-is often faster. The model files must be installed or cached already (python -m attn_lib.pretrained_loader).
+is often faster. The model files must be installed or cached already (python -m attn_lib.models.fetch).
 """
 
 import argparse
@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from attn_lib.pretrained import load_minilm
-from attn_lib.pretrained_loader import find_model_files
+from attn_lib.models.fetch import find_model_files
+from attn_lib.models.pretrained import load_minilm
 
 SENTENCE = "The animal didn't cross the street because it was too tired."  # 16 word pieces with [CLS], [SEP]
 BUDGET_MS = 30.0

@@ -3,11 +3,11 @@
     python benchmarks/real_model_check.py [--repeats 10]
 
 Prints a Markdown table (median and fastest over the repeats, after one warm-up call). The check runs
-the exercise's small-input checker, then all-MiniLM-L6-v2 on attn_lib.capstone.SENTENCES twice (the
+the exercise's small-input checker, then all-MiniLM-L6-v2 on attn_lib.exercises.capstone.SENTENCES twice (the
 model's own run and the run with the learner's function). The first call without ``model=`` also loads
 the model (timed separately). numpy's BLAS may use several threads; on a busy machine
 OPENBLAS_NUM_THREADS=1 (or OMP_NUM_THREADS=1) is often faster. The model files must be installed or
-cached already (python -m attn_lib.pretrained_loader).
+cached already (python -m attn_lib.models.fetch).
 """
 
 import argparse
@@ -18,8 +18,9 @@ import time
 
 import numpy as np
 
-from attn_lib import capstone, exercises
-from attn_lib.pretrained import load_minilm
+from attn_lib import exercises
+from attn_lib.exercises import capstone
+from attn_lib.models.pretrained import load_minilm
 
 BUDGET_S = 2.0
 

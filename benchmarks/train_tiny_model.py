@@ -22,8 +22,8 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from attn_lib.corpus import make_corpus  # noqa: E402
-from attn_lib.tiny_training import ablation_accuracy, accuracy, role_attention, train  # noqa: E402
+from attn_lib.models.corpus import make_corpus  # noqa: E402
+from attn_lib.models.tiny_training import ablation_accuracy, accuracy, role_attention, train  # noqa: E402
 
 BUDGET_SECONDS = 20.0
 TARGETS = {"test_accuracy": 0.99, "today_weight": 0.8, "yesterday_weight": 0.05}

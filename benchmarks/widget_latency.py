@@ -31,9 +31,9 @@ import matplotlib
 import numpy as np
 
 from attn_lib import examples
-from attn_lib.modern_widgets import kv_heads_widget, window_widget
-from attn_lib.position_widgets import position_widget
 from attn_lib.widgets import dk_widget, heads_widget, mask_widget, setup_check_widget
+from attn_lib.widgets.modern import kv_heads_widget, window_widget
+from attn_lib.widgets.position import position_widget
 
 TWELVE_TOKENS = (*examples.ANIMAL_TOKENS, ".")
 

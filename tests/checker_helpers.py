@@ -4,13 +4,13 @@ import re
 
 import numpy as np
 
-from attn_lib import exercises as ex
+from attn_lib.exercises.diagnose import Word
 from attn_lib.i18n import t
 
 
 def rendered(result, lang):
     """The diagnosis text straight from attn_lib.i18n, with the result's fields filled in."""
-    fields = {name: t(v, lang) if isinstance(v, ex.Word) else v for name, v in result.fields.items()}
+    fields = {name: t(v, lang) if isinstance(v, Word) else v for name, v in result.fields.items()}
     return t(f"exercises.{result.key}", lang, **fields)
 
 

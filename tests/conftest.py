@@ -2,7 +2,7 @@
 
 import pytest
 
-from attn_lib import pretrained_loader as loader
+from attn_lib.models import fetch as loader
 
 
 @pytest.fixture(scope="session")
@@ -10,7 +10,7 @@ def model():
     """all-MiniLM-L6-v2, loaded once for the session (skipped with the reason, a failure in CI, without its files)."""
     pytest.importorskip("safetensors", reason="load_minilm needs safetensors")
     pytest.importorskip("tokenizers", reason="load_minilm needs tokenizers")
-    from attn_lib.pretrained import load_minilm
+    from attn_lib.models.pretrained import load_minilm
 
     try:
         return load_minilm()

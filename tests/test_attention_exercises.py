@@ -1,4 +1,4 @@
-"""Notebook 04's formula exercise (attn_lib.attention_exercises): the formula as 04 teaches it, no mask.
+"""Notebook 04's formula exercise (attn_lib.exercises.attention): the formula as 04 teaches it, no mask.
 
 Each classic mistake of the four steps, written as a learner would, gets its own diagnosis; correct code
 passes without a `mask` parameter (the mask comes in notebook 05), in float64 and float32.

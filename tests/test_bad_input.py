@@ -17,7 +17,7 @@ from attn_lib import (
     softmax,
     split_heads,
 )
-from attn_lib.plotting import plot_attention, plot_heads
+from attn_lib.pictures.heatmaps import plot_attention, plot_heads
 
 Q, K, V = np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2))  # n_q=3, n_k=5, d_k=4, d_v=2
 X = np.ones((3, 8))  # n=3, d_model=8
@@ -271,7 +271,7 @@ def test_messages_name_what_was_received():
 def test_draw_attention_validates_like_plot_attention():
     from matplotlib.figure import Figure
 
-    from attn_lib.plotting import draw_attention
+    from attn_lib.pictures.heatmaps import draw_attention
 
     ax = Figure().add_subplot()
     with pytest.raises(ValueError, match=r"query_tokens has 2 tokens but the weights have 1 rows \(queries\)"):
@@ -281,7 +281,7 @@ def test_draw_attention_validates_like_plot_attention():
 
 
 def test_tiny_plots_name_their_bad_arguments():
-    from attn_lib.tiny_plots import plot_ablation, plot_blank_attention
+    from attn_lib.pictures.training_plots import plot_ablation, plot_blank_attention
 
     weights = np.full((1, 1, 3), 1 / 3)
     with pytest.raises(TypeError, match="tokens must be a sequence of 3 token strings, got None"):

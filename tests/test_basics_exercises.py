@@ -12,10 +12,10 @@ from checker_helpers import assert_diagnosed
 
 import attn_lib
 from attn_lib import exercises as ex
-from attn_lib.counting_exercises import SMALL_CORPUS, window_counts
 from attn_lib.examples import TINY_CORPUS
+from attn_lib.exercises.counting import SMALL_CORPUS, window_counts
 from attn_lib.i18n import t
-from attn_lib.ngram import count_next_tokens, next_token_distribution
+from attn_lib.models.ngram import count_next_tokens, next_token_distribution
 
 # --- learner-style code: notebook 01 --------------------------------------------------------------
 
@@ -262,7 +262,7 @@ def test_counts_may_come_back_as_numpy_numbers_or_floats():
 
 
 def test_the_window_reference_is_the_counted_model_of_notebook_01():
-    """window_counts (the checker's reference) agrees with attn_lib.ngram on every window of every sentence."""
+    """window_counts (the checker's reference) agrees with attn_lib.models.ngram on every window of every sentence."""
     for sentence, _ in TINY_CORPUS:
         tokens = sentence.split()
         for end in range(1, len(tokens) + 1):
@@ -278,12 +278,12 @@ def test_the_window_reference_is_the_counted_model_of_notebook_01():
 
 def test_the_counted_model_of_notebook_01_is_forbidden_in_the_counting_exercise():
     direct = ex.run_window_counts_checks(lambda c, x, k: count_next_tokens(c, x, k + 1))
-    assert (direct.key, direct.fields["name"]) == ("forbidden_call", "attn_lib.ngram.count_next_tokens")
+    assert (direct.key, direct.fields["name"]) == ("forbidden_call", "attn_lib.models.ngram.count_next_tokens")
     inside = ex.run_window_counts_checks(lambda c, x, k: dict(zip(*next_token_distribution(c, x, k + 1), strict=True)))
     assert inside.key == "forbidden_call_inside"
     assert inside.fields == {
-        "name": "attn_lib.ngram.next_token_distribution",
-        "what": "attn_lib.ngram.count_next_tokens",
+        "name": "attn_lib.models.ngram.next_token_distribution",
+        "what": "attn_lib.models.ngram.count_next_tokens",
     }
     assert ex.run_window_counts_checks(lambda c, x, k: count_next_tokens(c, x, k + 1), forbid=()).ok
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attn_lib import bert, causal_mask, count_parameters, multi_head_attention
+from attn_lib import causal_mask, count_parameters, multi_head_attention
 from attn_lib.block import (
     BLOCK_PARAMS,
     feed_forward,
@@ -25,6 +25,7 @@ from attn_lib.block import (
     relu,
     transformer_block,
 )
+from attn_lib.models import bert
 
 
 def random_params(d_model, n_heads, d_ff, seed, dtype=np.float64):

@@ -1,5 +1,5 @@
 """The learner's attention inside all-MiniLM-L6-v2: the `attention=` seam of the BERT forward pass, and
-attn_lib.capstone's check_in_real_model (each classic mistake diagnosed at model scale, correct
+attn_lib.exercises.capstone's check_in_real_model (each classic mistake diagnosed at model scale, correct
 alternatives passing, one line and never a traceback).
 
 Tests that need the model's files skip (with the reason) when they are neither installed, cached nor
@@ -14,12 +14,12 @@ import pytest
 from checker_helpers import plain_softmax, stable_softmax
 
 import attn_lib
-from attn_lib import capstone
 from attn_lib import exercises as ex
-from attn_lib import pretrained_loader as loader
-from attn_lib._diagnose import split_interleaved, split_reshape_only
-from attn_lib.bert import bert_encoder, multi_head_with
+from attn_lib.exercises import capstone
+from attn_lib.exercises.mistakes import split_interleaved, split_reshape_only
 from attn_lib.i18n import STRINGS, t
+from attn_lib.models import fetch as loader
+from attn_lib.models.bert import bert_encoder, multi_head_with
 
 
 @pytest.fixture(scope="module")
@@ -342,7 +342,7 @@ def test_no_model_files_is_one_line(monkeypatch, capsys):
     assert ex.check_in_real_model(attention(), lang="en") is False
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and "ModelNotAvailableError: no files and no network" in out
-    assert "python -m attn_lib.pretrained_loader" in out
+    assert "python -m attn_lib.models.fetch" in out
 
 
 def test_the_verdict_in_chinese(model, capsys):

@@ -1,4 +1,4 @@
-"""The diagrams of attn_lib.diagrams: each draws in both languages with every glyph, keeps its text inside
+"""The diagrams of attn_lib.pictures.diagrams: each draws in both languages with every glyph, keeps its text inside
 the figure and inside its boxes, never writes one label over another or below 8 pt, and writes the
 numbers and shapes it is given (computed, not copied)."""
 
@@ -13,11 +13,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from attn_lib import diagrams, i18n
+from attn_lib import i18n, pictures
 from attn_lib.core import softmax
 from attn_lib.examples import CAT_TOKENS, cat_example
+from attn_lib.pictures import diagrams, model_diagrams, modern_diagrams
 
-DIAGRAMS = {name: getattr(diagrams, name) for name in diagrams.__all__}
+DIAGRAMS = {
+    name: getattr(pictures, name) for module in (diagrams, model_diagrams, modern_diagrams) for name in module.__all__
+}
 
 TITLE_KEYS = {
     "draw_three_steps": "diagrams.steps_title",
@@ -128,7 +131,7 @@ def test_diagrams_follow_set_language():
     before = i18n.get_language()
     try:
         i18n.set_language("zh")
-        assert i18n.STRINGS["zh"]["diagrams.kv_title"] in strings(diagrams.draw_kv_cache())
+        assert i18n.STRINGS["zh"]["diagrams.kv_title"] in strings(pictures.draw_kv_cache())
     finally:
         i18n.set_language(before)
 
@@ -137,7 +140,7 @@ def test_diagrams_follow_set_language():
 
 
 def test_layout_check_catches_text_off_the_edge_overlaps_and_spills():
-    fig = diagrams.draw_kv_cache(lang="en")
+    fig = pictures.draw_kv_cache(lang="en")
     ax = fig.axes[0]
     ax.text(9.9, 1.0, "a long label that runs off the right edge", fontsize=10)
     ax.text(0.3, 0.3, "tiny", fontsize=6)
@@ -152,7 +155,7 @@ def test_layout_check_catches_text_off_the_edge_overlaps_and_spills():
 
 
 def test_glyph_check_catches_chinese_inside_math():
-    fig = diagrams.draw_kv_cache(lang="en")
+    fig = pictures.draw_kv_cache(lang="en")
     fig.axes[0].text(1.0, 1.0, "查询 $q$")  # math text has no CJK fallback: matplotlib only logs it
     with pytest.raises(AssertionError, match="glyph"):
         render(fig)
@@ -163,17 +166,17 @@ def test_glyph_check_catches_chinese_inside_math():
 
 def test_three_steps_shows_the_softmax_of_the_scores():
     scores = (0.5, -2.0, 1.5)
-    fig = diagrams.draw_three_steps(("甲", "乙", "丙"), scores, lang="en")
+    fig = pictures.draw_three_steps(("甲", "乙", "丙"), scores, lang="en")
     written = strings(fig)
     for weight in softmax(np.array(scores)):
         assert f"{weight:.3f}" in written
     assert {"甲", "乙", "丙"} <= set(written)
     with pytest.raises(ValueError, match="scores must be 3 finite numbers"):
-        diagrams.draw_three_steps(("甲", "乙", "丙"), (1.0, 2.0))
+        pictures.draw_three_steps(("甲", "乙", "丙"), (1.0, 2.0))
 
 
 def test_qkv_projection_writes_the_shapes_it_is_given():
-    written = strings(diagrams.draw_qkv_projection(("a", "b", "c", "d", "e"), d_model=6, d_k=3, d_v=4, lang="en"))
+    written = strings(pictures.draw_qkv_projection(("a", "b", "c", "d", "e"), d_model=6, d_k=3, d_v=4, lang="en"))
     assert written.count("[5, 6] × [6, 3]") == 2  # W_Q and W_K
     assert written.count("[5, 6] × [6, 4]") == 1  # W_V
     assert {"[5, 3]", "[5, 4]", "[5, 6]"} <= set(written)
@@ -181,7 +184,7 @@ def test_qkv_projection_writes_the_shapes_it_is_given():
 
 def test_pipeline_writes_the_running_examples_numbers():
     example = cat_example(causal=True)
-    written = strings(diagrams.draw_attention_pipeline(example, lang="zh"))
+    written = strings(pictures.draw_attention_pipeline(example, lang="zh"))
     n_masked = int((~example.mask).sum())
     assert n_masked == 3
     assert written.count("−∞") == n_masked  # masked scores
@@ -190,7 +193,7 @@ def test_pipeline_writes_the_running_examples_numbers():
         assert f"{value:.2f}" in written
     for value in example.output.ravel():
         assert f"{value:.2f}".replace("-", "−") in written
-    unmasked = strings(diagrams.draw_attention_pipeline(lang="en"))
+    unmasked = strings(pictures.draw_attention_pipeline(lang="en"))
     assert "−∞" not in unmasked
     for value in cat_example().weights.ravel():
         assert f"{value:.2f}" in unmasked
@@ -198,61 +201,61 @@ def test_pipeline_writes_the_running_examples_numbers():
 
 def test_causal_mask_diagram_hides_exactly_the_future():
     tokens = ("我", "在", "上海", "吃了")
-    written = strings(diagrams.draw_causal_mask(tokens, lang="en"))
+    written = strings(pictures.draw_causal_mask(tokens, lang="en"))
     assert written.count("False") == written.count("−∞") == 4 * 3 // 2
     assert written.count("True") == 4 * 5 // 2
 
 
 def test_multi_head_shapes_follow_the_sizes():
-    written = strings(diagrams.draw_multi_head(n=4, d_model=8, n_heads=2, lang="en"))
+    written = strings(pictures.draw_multi_head(n=4, d_model=8, n_heads=2, lang="en"))
     assert written.count("[4, 4] → [4, 4]") == 2
     assert i18n.t("diagrams.head_i", "en", i=2) in written
     with pytest.raises(ValueError, match="n_heads=4 does not divide d_model=10"):
-        diagrams.draw_multi_head(d_model=10, n_heads=4)
+        pictures.draw_multi_head(d_model=10, n_heads=4)
     with pytest.raises(ValueError, match="n=0 must be a positive integer"):
-        diagrams.draw_multi_head(n=0)
+        pictures.draw_multi_head(n=0)
     with pytest.raises(TypeError, match="tokens must be a sequence of token strings"):
-        diagrams.draw_causal_mask("猫吃鱼")
+        pictures.draw_causal_mask("猫吃鱼")
 
 
 def test_block_cache_tiles_and_model_write_their_sizes():
-    assert "[5, 8]" in strings(diagrams.draw_transformer_block(n=5, d_model=8, n_heads=2, lang="en"))
-    assert "[n, d_model]" in strings(diagrams.draw_transformer_block(lang="en"))
-    cache = strings(diagrams.draw_kv_cache(("a", "b", "c", "d"), lang="en"))
+    assert "[5, 8]" in strings(pictures.draw_transformer_block(n=5, d_model=8, n_heads=2, lang="en"))
+    assert "[n, d_model]" in strings(pictures.draw_transformer_block(lang="en"))
+    cache = strings(pictures.draw_kv_cache(("a", "b", "c", "d"), lang="en"))
     for step in range(1, 5):
         assert i18n.t("diagrams.kv_row", "en", k=step, full=step**2) in cache
-    causal = strings(diagrams.draw_online_softmax_tiles(causal=True, lang="en"))
-    full = strings(diagrams.draw_online_softmax_tiles(causal=False, lang="en"))
+    causal = strings(pictures.draw_online_softmax_tiles(causal=True, lang="en"))
+    full = strings(pictures.draw_online_softmax_tiles(causal=False, lang="en"))
     assert [s for s in causal if s.isdigit()] == ["1", "2"]  # the third key tile is wholly in the future
     assert [s for s in full if s.isdigit()] == ["1", "2", "3"]
     with pytest.raises(ValueError, match="query_block must lie in 0..2"):
-        diagrams.draw_online_softmax_tiles(query_block=3)
-    model = strings(diagrams.draw_tiny_model(d_model=16, vocab_size=50, lang="en"))
+        pictures.draw_online_softmax_tiles(query_block=3)
+    model = strings(pictures.draw_tiny_model(d_model=16, vocab_size=50, lang="en"))
     assert {"[11, 16]", "[16]", "[50]", "[16, 50]"} <= set(model)
     assert i18n.t("diagrams.tiny_layer", "en", layer=2, h=2, d_k=8) in model
 
 
 def test_cross_attention_weights_have_target_rows_and_source_columns():
-    written = strings(diagrams.draw_cross_attention(CAT_TOKENS, ("the", "cat", "eats", "fish"), lang="en"))
+    written = strings(pictures.draw_cross_attention(CAT_TOKENS, ("the", "cat", "eats", "fish"), lang="en"))
     assert "[4, 3]" in written and "[4, 4]" in written
 
 
 def test_kv_sharing_writes_the_head_counts_and_cache_fractions_it_is_given():
-    written = strings(diagrams.draw_kv_sharing(6, (6, 3, 1), lang="en"))
+    written = strings(pictures.draw_kv_sharing(6, (6, 3, 1), lang="en"))
     for kv in (6, 3, 1):
         assert i18n.t("diagrams.kvshare_heads", "en", h=6, kv=kv) in written
         assert i18n.t("diagrams.kvshare_cache", "en", kv=kv, h=6) in written
     assert written.count("K") == 6 + 3 + 1  # one key box per K/V head
     assert [s for s in written if s.isdigit()] == [str(i) for i in range(1, 7)] * 3  # the query heads, per panel
     with pytest.raises(ValueError, match="n_kv_heads=4 does not divide n_heads=6"):
-        diagrams.draw_kv_sharing(6, (4,))
+        pictures.draw_kv_sharing(6, (4,))
 
 
 def test_window_layers_writes_the_reach_counted_from_the_masks():
-    written = strings(diagrams.draw_sliding_window_layers(n=16, window=4, n_layers=2, lang="en"))
+    written = strings(pictures.draw_sliding_window_layers(n=16, window=4, n_layers=2, lang="en"))
     assert i18n.t("diagrams.window_reach", "en", window=4, layers=2, reach=7) in written  # 2 * (4 - 1) + 1
-    fig = diagrams.draw_sliding_window_layers(n=16, window=4, n_layers=2, lang="en")
+    fig = pictures.draw_sliding_window_layers(n=16, window=4, n_layers=2, lang="en")
     filled = [p for p in fig.axes[0].patches if p.get_facecolor()[:3] != (1.0, 1.0, 1.0)]
     assert len(filled) == 7 + 4 + 1  # the input row, layer 1, the last token of layer 2
     with pytest.raises(ValueError, match=r"n must be at least n_layers \* \(window - 1\) \+ 1 = 13"):
-        diagrams.draw_sliding_window_layers(n=10, window=5, n_layers=3)
+        pictures.draw_sliding_window_layers(n=10, window=5, n_layers=3)

@@ -22,7 +22,8 @@ from test_position_exercises import WRONG as POSITION_WRONG
 
 import attn_lib
 from attn_lib import exercises as ex
-from attn_lib._diagnose import Case, run_cases
+from attn_lib.exercises import attention, multihead
+from attn_lib.exercises.diagnose import Case, run_cases
 from attn_lib.i18n import STRINGS, set_language, t
 
 # --- learner-style building blocks ----------------------------------------------------------------
@@ -538,7 +539,7 @@ def test_chinese_verdict_uses_the_default_language(capsys):
         set_language("en")
     wrong, right = capsys.readouterr().out.splitlines()
     assert wrong.startswith("✗ 缩放后的分数——") and t("exercises.scale_missing", "zh", sqrt_dk="2") in wrong
-    assert right.startswith(f"✓ softmax：全部 {len(ex._softmax_cases())} 项检查通过")
+    assert right.startswith(f"✓ softmax：全部 {len(attention._softmax_cases())} 项检查通过")
 
 
 @pytest.mark.parametrize(("exercise", "key", "fn"), WRONG[::4])
@@ -746,8 +747,8 @@ def test_a_huge_integer_count_is_a_wrong_count_not_a_checker_bug():
 def test_the_strongly_negative_case_has_strongly_negative_scores():
     """The case exists to make a finite fill such as -20 lose: every visible score must be far below it."""
     for cases, scores in (
-        (ex._attention_cases(True), lambda c: c.args[0] @ T(c.args[1]) / np.sqrt(c.args[0].shape[-1])),
-        (ex._multi_head_cases(True), None),
+        (attention._attention_cases(True), lambda c: c.args[0] @ T(c.args[1]) / np.sqrt(c.args[0].shape[-1])),
+        (multihead._multi_head_cases(True), None),
     ):
         case = next(c for c in cases if c.kind == "case_masked_negative")
         if scores is None:
@@ -783,9 +784,9 @@ def test_a_correct_large_negative_fill_is_not_refused():
 
 
 def test_batched_cases_include_masks_and_two_batch_axes():
-    kinds = {c.kind for c in ex._attention_cases(True)} | {c.kind for c in ex._multi_head_cases(True)}
+    kinds = {c.kind for c in attention._attention_cases(True)} | {c.kind for c in multihead._multi_head_cases(True)}
     assert "case_batch_mask" in kinds
-    assert any(c.args[0].ndim == 4 for c in ex._split_cases(True))
+    assert any(c.args[0].ndim == 4 for c in multihead._split_cases(True))
     assert ex.run_multi_head_checks(lambda x, *w, mask=None: _boolean_indexing_mha(x, *w, mask=mask)).key == (
         "batch_mask"
     )

@@ -271,7 +271,7 @@ def test_grouped_kv_cache_bad_input_and_atomic_steps():
 
 
 def test_the_published_configurations_are_consistent():
-    from attn_lib.model_configs import CONFIGS, FALCON_7B, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B, OPT_13B
+    from attn_lib.models.configs import CONFIGS, FALCON_7B, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B, OPT_13B
 
     for config in CONFIGS:
         assert config.n_heads * config.d_head == config.d_model, config.name

@@ -1,19 +1,13 @@
-"""Head types by a computed rule (attn_lib.head_types): each rule against a plain loop, on heads built to
+"""Head types by a computed rule (attn_lib.models.head_types): each rule against a plain loop, on heads built to
 satisfy it, at its threshold, in its order; bad input named; the grid drawn in both languages."""
 
 import numpy as np
 import pytest
 from matplotlib.colors import to_rgba
 
-from attn_lib.head_types import (
-    HEAD_TYPES,
-    TYPE_COLORS,
-    count_head_types,
-    head_type_scores,
-    head_types,
-    plot_head_types,
-)
 from attn_lib.i18n import t
+from attn_lib.models.head_types import HEAD_TYPES, count_head_types, head_type_scores, head_types
+from attn_lib.pictures.head_types import TYPE_COLORS, plot_head_types
 
 
 def random_weights(shape, seed):

@@ -1,4 +1,8 @@
-"""The package's one language table: both languages complete, and no English left in the Chinese one."""
+"""The package's strings: each key's English and Chinese side by side, both complete, no English left in the Chinese.
+
+The strings live in one module per area (`attn_lib/i18n/*.py`), each key mapped to its (English, 中文) pair;
+`attn_lib.i18n.STRINGS` is the view by language that `t()` reads.
+"""
 
 import re
 import string
@@ -23,6 +27,40 @@ def _fields(text):
 
 def test_same_keys_in_both_languages():
     assert set(STRINGS["en"]) == set(STRINGS["zh"])
+
+
+AREA_PAIRS = [(area.__name__.rsplit(".", 1)[1], key, pair) for area in i18n.AREAS for key, pair in area.STRINGS.items()]
+
+
+@pytest.mark.parametrize("area, key, pair", AREA_PAIRS, ids=[f"{a}:{k}" for a, k, _ in AREA_PAIRS])
+def test_every_key_has_both_languages_side_by_side(area, key, pair):
+    """A key with only one language, or an empty one, fails here, in the area file where it is written."""
+    assert isinstance(pair, tuple) and len(pair) == 2, f"{area}.py: {key} must map to an (English, 中文) pair"
+    en, zh = pair
+    assert isinstance(en, str) and en, f"{area}.py: {key} has no English"
+    assert isinstance(zh, str) and (zh or not en.strip()), (
+        f"{area}.py: {key} has no Chinese"
+    )  # "" only for " " separators
+    assert _fields(en) == _fields(zh), f"{area}.py: {key}: English fields {_fields(en)} != Chinese {_fields(zh)}"
+
+
+def test_every_area_is_read_and_no_key_is_defined_twice():
+    import pkgutil
+
+    files = {m.name for m in pkgutil.iter_modules(i18n.__path__)}
+    assert files == {area.__name__.rsplit(".", 1)[1] for area in i18n.AREAS}, "an area file is not in i18n.AREAS"
+    assert sum(len(area.STRINGS) for area in i18n.AREAS) == len(STRINGS["en"])
+
+
+def test_a_key_in_two_areas_or_in_one_language_is_refused():
+    class Area:
+        def __init__(self, name, strings):
+            self.__name__, self.STRINGS = name, strings
+
+    with pytest.raises(ValueError, match="'plot.x' is defined twice"):
+        i18n._by_language([Area("a", {"plot.x": ("x", "甲")}), Area("b", {"plot.x": ("x", "乙")})])
+    with pytest.raises(ValueError):  # zip(strict=True): a pair with one language only
+        i18n._by_language([Area("a", {"plot.x": ("x",)})])
 
 
 @pytest.mark.parametrize("key", sorted(STRINGS["en"]))

@@ -16,7 +16,7 @@ from PIL import Image
 
 from attn_lib import causal_mask
 from attn_lib.i18n import STRINGS, set_language
-from attn_lib.modern_widgets import kv_heads_widget, window_widget
+from attn_lib.widgets.modern import kv_heads_widget, window_widget
 
 
 @pytest.fixture

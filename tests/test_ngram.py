@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attn_lib.examples import SHANGHAI_TOKENS, TINY_CORPUS, WEATHER_CONTINUATIONS
-from attn_lib.ngram import count_next_tokens, next_token_distribution
+from attn_lib.models.ngram import count_next_tokens, next_token_distribution
 
 # A corpus small enough to count by hand:
 #   "a b c" x3, "a b d" x1, "x b c" x2, "a b" x5 (nothing follows the final b), "c a b d" x1

@@ -17,7 +17,7 @@ from matplotlib.ft2font import FT2Font
 
 import attn_lib.examples as examples
 from attn_lib import causal_mask, i18n, scaled_dot_product_attention
-from attn_lib.plotting import (
+from attn_lib.pictures.heatmaps import (
     BUNDLED_FONT,
     MASK_FACE,
     PREFERRED_CJK_FONTS,
@@ -123,7 +123,7 @@ def test_bundled_font_is_used_when_no_cjk_font_is_installed(monkeypatch):
         expected = installed[0] if installed else SUBSET_FAMILY  # this machine: none installed
         assert use_cjk_font() == expected
         # whatever the machine, with no preferred font present the bundled subset is registered and chosen
-        monkeypatch.setattr("attn_lib.plotting.PREFERRED_CJK_FONTS", ("No Such CJK Font",))
+        monkeypatch.setattr("attn_lib.pictures.heatmaps.PREFERRED_CJK_FONTS", ("No Such CJK Font",))
         assert find_cjk_font() == SUBSET_FAMILY
         assert str(BUNDLED_FONT) in {entry.fname for entry in matplotlib.font_manager.fontManager.ttflist}
 
@@ -144,7 +144,7 @@ def test_importing_attn_lib_changes_no_global_state():
     code = (
         "import matplotlib as m, numpy as np\n"
         "before = dict(m.rcParams); state = np.random.get_state()[1].copy()\n"
-        "import attn_lib, attn_lib.plotting, attn_lib.examples, attn_lib.i18n\n"
+        "import attn_lib, attn_lib.pictures.heatmaps, attn_lib.examples, attn_lib.i18n\n"
         "assert dict(m.rcParams) == before, 'rcParams changed on import'\n"
         "assert (np.random.get_state()[1] == state).all(), 'numpy global seed changed on import'\n"
     )

@@ -16,7 +16,7 @@ from PIL import Image
 
 from attn_lib.i18n import STRINGS, set_language
 from attn_lib.position import rope_matrix
-from attn_lib.position_widgets import BASES, position_widget
+from attn_lib.widgets.position import BASES, position_widget
 
 
 @pytest.fixture

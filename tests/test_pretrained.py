@@ -23,10 +23,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attn_lib import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
-from attn_lib import pretrained_loader as loader
-from attn_lib.bert import erf, gelu, layer_norm, mean_pooling, padding_mask
 from attn_lib.examples import ANIMAL_SENTENCE
-from attn_lib.pretrained import reference_numbers
+from attn_lib.models import fetch as loader
+from attn_lib.models.bert import erf, gelu, layer_norm, mean_pooling, padding_mask
+from attn_lib.models.pretrained import reference_numbers
 
 SENTENCES = (
     ANIMAL_SENTENCE,
@@ -420,7 +420,7 @@ def test_the_fetch_shows_a_progress_bar_with_size_and_speed(tmp_path, monkeypatc
 
 FETCH_IN_A_CHILD = """
 import json, sys
-from attn_lib import pretrained_loader as loader
+from attn_lib.models import fetch as loader
 loader.MODEL_FILES = json.loads(sys.argv[1])  # the small stand-in model's hashes
 loader.installed_model_dir = lambda: None
 print("FOLDER", loader.find_model_files(), flush=True)

@@ -6,8 +6,8 @@ import inspect
 import numpy as np
 import pytest
 
-from attn_lib.corpus import make_corpus
-from attn_lib.tiny_experiment import (
+from attn_lib.models.corpus import make_corpus
+from attn_lib.models.tiny_experiment import (
     ANSWER_KINDS,
     LOSS_RTOL,
     NORM_RTOL,
@@ -18,8 +18,8 @@ from attn_lib.tiny_experiment import (
     row_differences,
     stored_row,
 )
-from attn_lib.tiny_model import attention_mask
-from attn_lib.tiny_training import ablation_accuracy, predict, role_attention, train
+from attn_lib.models.tiny_model import attention_mask
+from attn_lib.models.tiny_training import ablation_accuracy, predict, role_attention, train
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +161,7 @@ def test_experiment_plots_draw_in_both_languages(table):
     from matplotlib.figure import Figure
 
     from attn_lib.i18n import t
-    from attn_lib.tiny_plots import plot_progress, plot_seeds, plot_weight_decay
+    from attn_lib.pictures.training_plots import plot_progress, plot_seeds, plot_weight_decay
 
     default = [row for row in table["runs"] if row["weight_decay"] == table["settings"]["weight_decay"]]
     no_decay = [row for row in table["runs"] if row["weight_decay"] == 0.0]

@@ -8,8 +8,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from attn_lib import multi_head_attention
-from attn_lib.corpus import CITY_DISHES, PAD, TEMPLATES, fill_template, make_corpus, split_city_pairs
-from attn_lib.tiny_model import (
+from attn_lib.models.corpus import CITY_DISHES, PAD, TEMPLATES, fill_template, make_corpus, split_city_pairs
+from attn_lib.models.tiny_model import (
     TinyConfig,
     attention_layer,
     attention_mask,
@@ -18,14 +18,7 @@ from attn_lib.tiny_model import (
     gradients,
     init_params,
 )
-from attn_lib.tiny_training import (
-    ablation_accuracy,
-    accuracy,
-    adam_step,
-    blank_attention,
-    role_attention,
-    train,
-)
+from attn_lib.models.tiny_training import ablation_accuracy, accuracy, adam_step, blank_attention, role_attention, train
 
 
 @pytest.fixture(scope="module")
@@ -349,8 +342,8 @@ def test_plots_draw_in_both_languages(corpus, trained):
     from matplotlib.figure import Figure
 
     from attn_lib.i18n import t
-    from attn_lib.tiny_plots import plot_ablation, plot_blank_attention, plot_training
-    from attn_lib.tiny_training import attention_during_training
+    from attn_lib.models.tiny_training import attention_during_training
+    from attn_lib.pictures.training_plots import plot_ablation, plot_blank_attention, plot_training
 
     split = corpus.test
     weights = blank_attention(trained.params, trained.config, split)[:, :, 0, : split.blank[0] + 1]  # [L, h, n]
@@ -389,8 +382,8 @@ def test_plots_draw_in_both_languages(corpus, trained):
 def test_bundled_font_draws_every_corpus_token():
     from matplotlib.ft2font import FT2Font
 
-    from attn_lib.corpus import build_vocab
-    from attn_lib.plotting import BUNDLED_FONT
+    from attn_lib.models.corpus import build_vocab
+    from attn_lib.pictures.heatmaps import BUNDLED_FONT
 
     charmap = FT2Font(str(BUNDLED_FONT)).get_charmap()
     han = sorted({char for token in build_vocab() for char in token if "\u4e00" <= char <= "\u9fff"})

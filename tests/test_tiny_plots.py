@@ -6,7 +6,7 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from attn_lib.i18n import t
-from attn_lib.tiny_plots import (
+from attn_lib.pictures.training_plots import (
     OTHER_COLOR,
     TODAY_COLOR,
     YESTERDAY_COLOR,

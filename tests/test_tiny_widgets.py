@@ -6,12 +6,12 @@ import base64
 import numpy as np
 import pytest
 
-from attn_lib.corpus import TEMPLATES, make_corpus
 from attn_lib.i18n import STRINGS, t
-from attn_lib.tiny_model import forward
-from attn_lib.tiny_progress import TrainingProgress
-from attn_lib.tiny_training import train
-from attn_lib.tiny_widgets import checkpoint_widget
+from attn_lib.models.corpus import TEMPLATES, make_corpus
+from attn_lib.models.tiny_model import forward
+from attn_lib.models.tiny_training import train
+from attn_lib.widgets.progress import TrainingProgress
+from attn_lib.widgets.training import checkpoint_widget
 
 
 @pytest.fixture(scope="module")
@@ -115,10 +115,10 @@ def test_training_progress_redraws_one_output_in_place_with_an_unchanging_text(t
 def test_training_progress_redraws_every_interval_but_spends_at_most_a_tenth_of_the_time_drawing(
     fake_notebook, monkeypatch, draw_seconds, expected_draws
 ):
-    import attn_lib.tiny_progress
+    import attn_lib.widgets.progress
 
     clock = {"now": 0.0}
-    monkeypatch.setattr(attn_lib.tiny_progress.time, "perf_counter", lambda: clock["now"])
+    monkeypatch.setattr(attn_lib.widgets.progress.time, "perf_counter", lambda: clock["now"])
     progress = TrainingProgress(interval=1.0)
     draw = progress._show
 

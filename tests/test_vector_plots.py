@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from test_diagrams import layout_problems, render
 
-from attn_lib.vector_plots import dot_product_factors, plot_dot_products
+from attn_lib.pictures.vectors import dot_product_factors, plot_dot_products
 
 KEYS = np.array([[0.0, -1.0], [2.0, -1.0], [0.0, 1.0], [2.0, 1.0]])  # notebook 02: 昨天 北京 今天 上海
 QUERY = np.array([1.0, 1.0])  # "which city, today?"

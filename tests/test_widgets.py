@@ -15,17 +15,10 @@ from PIL import Image
 
 from attn_lib import count_parameters, examples, init_multi_head_weights, multi_head_attention
 from attn_lib.i18n import STRINGS, set_language
-from attn_lib.plotting import MASK_FACE, MASK_TEXT, format_weight
-from attn_lib.widget_figures import DPI, cat_figure, still_png
-from attn_lib.widgets import (
-    D_K_OPTIONS,
-    MAX_TOKENS,
-    dk_widget,
-    heads_mosaic,
-    heads_widget,
-    mask_widget,
-    setup_check_widget,
-)
+from attn_lib.pictures.fast_figures import DPI, cat_figure, still_png
+from attn_lib.pictures.heatmaps import MASK_FACE, MASK_TEXT, format_weight
+from attn_lib.widgets import dk_widget, heads_widget, mask_widget, setup_check_widget
+from attn_lib.widgets.attention import D_K_OPTIONS, MAX_TOKENS, heads_mosaic
 
 ALL_WIDGETS = {
     "dk": dk_widget,
@@ -363,7 +356,7 @@ def test_masked_cells_stay_grey_hatched_and_dashed_in_every_frame(english):
 
 
 def test_the_fast_redraw_writes_weights_as_format_weight_does(english):
-    """A weight of 0.0026 is not "0.00" (issue 15): the fast redraw uses attn_lib.plotting.format_weight."""
+    """A weight of 0.0026 is not "0.00" (issue 15): the fast redraw uses attn_lib.pictures.heatmaps.format_weight."""
     figure = cat_figure("en")
     matrix = np.array([[0.9974, 0.0026, 0.0], [0.5, 0.25, 0.25], [0.0004, 0.4996, 0.5]])
     figure.render([matrix], ["-"])
@@ -556,7 +549,7 @@ def test_ipython_display_stores_both_the_live_widget_and_the_png():
 
 def test_a_200_token_sentence_gets_bounded_pictures_at_every_h(english):
     """Issue 13, item 11: 200 tokens once made a 12,800-pixel-wide layout (gigabytes); now each is at most ~1,300."""
-    from attn_lib.widget_shell import FIGURE_CACHE_PIXELS
+    from attn_lib.widgets.shell import FIGURE_CACHE_PIXELS
 
     tokens = [f"w{i}" for i in range(200)]
     w = heads_widget(d_model=768, tokens=tokens)
@@ -593,7 +586,7 @@ def test_the_next_head_counts_are_drawn_ahead_in_a_running_event_loop(english):
 
 
 def test_heads_widget_keeps_a_bounded_number_of_layouts(english):
-    from attn_lib.widget_shell import FIGURE_CACHE
+    from attn_lib.widgets.shell import FIGURE_CACHE
 
     w = heads_widget(d_model=720, max_heads=720)  # 30 divisors, more than the cache holds
     options = list(w.controls["n_heads"].options)[:12]

@@ -1,4 +1,4 @@
-"""Build attn_lib/fonts/NotoSansCJKsc-Subset.ttf, the Chinese font the course falls back on.
+"""Build attn_lib/pictures/fonts/NotoSansCJKsc-Subset.ttf, the Chinese font the course falls back on.
 
 Maintainer tool, not run by learners or CI. It takes Noto Sans CJK SC (SIL OFL 1.1) from the
 `manimgx-fonts-cjk` wheel, fixes the weight at Regular, keeps the 6,763 characters of GB2312

@@ -1,4 +1,4 @@
-"""Reference numbers for all-MiniLM-L6-v2 from PyTorch + transformers -> attn_lib/data/minilm_reference.json.
+"""Reference numbers for all-MiniLM-L6-v2 from PyTorch + transformers -> attn_lib/models/data/minilm_reference.json.
 
 The numbers come from transformers' BertModel, independent of attn_lib's numpy forward pass, so that
 notebook 09 and the tests can check attn_lib against them without PyTorch installed. Only the
@@ -17,7 +17,7 @@ from tokenizers import Tokenizer
 from transformers import BertModel
 
 from attn_lib.examples import ANIMAL_SENTENCE
-from attn_lib.pretrained_loader import MODEL_FILES, PACKAGE, VERSION, find_model_files
+from attn_lib.models.fetch import MODEL_FILES, PACKAGE, VERSION, find_model_files
 
 OUT = Path(__file__).resolve().parent.parent / "attn_lib" / "data" / "minilm_reference.json"
 SENTENCES = (  # for the cosine similarities between sentence embeddings

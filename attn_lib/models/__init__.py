@@ -1,0 +1,16 @@
+"""The course's models, their data and their loaders, one module per job:
+
+    ngram            notebook 01: the counted next-token model
+    configs          notebooks 03 and 11: published attention configurations of real models
+    corpus           notebook 08: the synthetic corpus of 我昨天在北京吃了烤鸭，今天在上海吃了_
+    tiny_model       notebook 08: a tiny causal transformer, forward and backward written out
+    tiny_training    notebook 08: training it with Adam, and looking inside it
+    tiny_experiment  notebook 08: the table over seeds (stored as package data in data/)
+    fetch            notebook 09: find the pretrained model's files, fetching them once (SHA-256 pinned)
+    bert             notebook 09: a BERT encoder's forward pass on attn_lib's multi-head attention
+    pretrained       notebook 09: all-MiniLM-L6-v2 loaded and run in numpy
+    head_types       notebook 09: the real model's heads sorted by a computed rule
+
+Models are built from the formulas at the top of `attn_lib`; they never import pictures or widgets.
+Import each module by name (``from attn_lib.models.ngram import count_next_tokens``).
+"""

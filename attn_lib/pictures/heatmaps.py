@@ -1,0 +1,347 @@
+"""Attention heatmaps with readable Chinese labels, and the font choice that makes them readable.
+
+Chinese glyphs: `use_cjk_font()` picks an installed CJK font (Noto Sans CJK SC, Source Han Sans,
+PingFang, Microsoft YaHei, WenQuanYi, ...) or, when there is none, registers the subset of Noto
+Sans CJK SC that ships with attn_lib (SIL OFL 1.1, licence in attn_lib/pictures/fonts/). It appends that
+family after the current Latin font in ``rcParams["font.family"]``, so Latin letters and digits
+keep the default font and matplotlib falls back to the CJK font glyph by glyph. Nothing happens at
+import time; every plotting function here calls `use_cjk_font()` for you.
+"""
+
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from matplotlib import font_manager
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from attn_lib._checks import _describe, as_float_array, check_positive_int
+from attn_lib.i18n import t
+
+#: Installed fonts that cover simplified Chinese, best first (Linux, macOS, Windows).
+PREFERRED_CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "Source Han Sans CN",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "Microsoft YaHei",
+    "WenQuanYi Micro Hei",
+    "WenQuanYi Zen Hei",
+    "Noto Sans CJK JP",
+    "Source Han Sans",
+)
+
+BUNDLED_FONT = Path(__file__).parent / "fonts" / "NotoSansCJKsc-Subset.ttf"
+
+
+def find_cjk_font():
+    """The family name of the CJK font to use: an installed one if any, else the bundled subset."""
+    installed = {entry.name for entry in font_manager.fontManager.ttflist}
+    for family in PREFERRED_CJK_FONTS:
+        if family in installed:
+            return family
+    if str(BUNDLED_FONT) not in {entry.fname for entry in font_manager.fontManager.ttflist}:
+        font_manager.fontManager.addfont(str(BUNDLED_FONT))
+    return font_manager.FontProperties(fname=str(BUNDLED_FONT)).get_name()
+
+
+def use_cjk_font():
+    """Let matplotlib draw Chinese: add a CJK family after the Latin one in rcParams; return its name.
+
+    Idempotent and cheap after the first call. Changes only ``rcParams["font.family"]`` of the
+    running session; the user's matplotlib configuration files are never touched.
+    """
+    family = find_cjk_font()
+    current = [f for f in matplotlib.rcParams["font.family"] if f != family]
+    matplotlib.rcParams["font.family"] = [*current, family]
+    return family
+
+
+def _check_tokens(tokens, n, name, dim):
+    if tokens is None or isinstance(tokens, str) and len(tokens) != n or not hasattr(tokens, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of {n} token strings, got {_describe(tokens)}")
+    tokens = [str(tok) for tok in tokens]
+    if len(tokens) != n:
+        raise ValueError(f"{name} has {len(tokens)} tokens but the weights have {n} {dim}")
+    return tokens
+
+
+#: How masked cells (True = may attend is False there) look in every heatmap: grey, hatched, "—".
+MASK_FACE, MASK_HATCH, MASK_TEXT = "#d4d4d4", "#8a8a8a", "—"
+
+
+def format_weight(value):
+    """How a heatmap writes a weight: 0.26 -> "0.26"; a small one keeps two digits (0.0026 -> "0.0026"),
+    exactly 0 is "0", so that no unmasked weight reads "0.00" (masked cells read "—")."""
+    value = float(value)
+    if value == 0.0:
+        return "0"
+    if abs(value) < 0.001:
+        return "<0.001"
+    if abs(value) < 0.005:
+        return f"{value:.2g}"
+    return f"{value:.2f}"
+
+
+def _check_mask(mask, shape, weights):
+    """`mask` (bool, True = may attend) broadcast to the weights' shape; weights must be 0 where it is False."""
+    if isinstance(mask, (str, bytes)) or not hasattr(mask, "__len__"):
+        raise TypeError(f"mask must be a boolean array (True = may attend), got {_describe(mask)}")
+    mask = np.asarray(mask)
+    if mask.dtype.kind != "b":
+        raise TypeError(f"mask must be a boolean array (True = may attend), got {_describe(mask)}")
+    try:
+        mask = np.broadcast_to(mask, shape)
+    except ValueError:
+        raise ValueError(f"mask of shape {mask.shape} does not broadcast to the weights' shape {shape}") from None
+    if np.any(weights[~mask] != 0):
+        where = tuple(int(i) for i in np.argwhere((weights != 0) & ~mask)[0])
+        raise ValueError(
+            f"weights are {weights[where]:.3g} at index {where}, where the mask is False (may not attend):"
+            " a masked weight must be exactly 0"
+        )
+    return mask
+
+
+def masked_legend_handle(lang=None):
+    """The legend entry for masked cells (a grey hatched square), to put in any legend."""
+    return Patch(facecolor=MASK_FACE, edgecolor=MASK_HATCH, hatch="///", linewidth=0, label=t("masked_cell", lang))
+
+
+def draw_attention(
+    ax,
+    weights,
+    query_tokens,
+    key_tokens,
+    *,
+    title=None,
+    lang=None,
+    annotate=None,
+    colorbar=True,
+    cmap="Blues",
+    mask=None,
+    legend=True,
+):
+    """Draw one [n_q, n_k] heatmap of weights on `ax` (rows: queries, columns: keys); return the image.
+
+    `mask` (bool [n_q, n_k] or broadcastable, True = may attend) draws the masked cells grey and hatched
+    with "—" instead of a number, and (with `legend`) adds a legend entry for them above the heatmap.
+    """
+    weights = _check_weights(weights, 2, 2)
+    n_q, n_k = weights.shape
+    query_tokens = _check_tokens(query_tokens, n_q, "query_tokens", "rows (queries)")
+    key_tokens = _check_tokens(key_tokens, n_k, "key_tokens", "columns (keys)")
+    allowed = np.ones((n_q, n_k), dtype=bool) if mask is None else _check_mask(mask, (n_q, n_k), weights)
+    colours = (matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap).with_extremes(bad=MASK_FACE)
+    image = ax.imshow(np.ma.masked_array(weights, mask=~allowed), vmin=0.0, vmax=1.0, cmap=colours)
+    for i, j in np.argwhere(~allowed):
+        ax.add_patch(
+            Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="none", edgecolor=MASK_HATCH, hatch="///", linewidth=0)
+        )
+    ax.set_xticks(
+        range(n_k),
+        key_tokens,
+        rotation=45 if max(map(len, key_tokens)) > 2 else 0,
+        ha="right" if max(map(len, key_tokens)) > 2 else "center",
+    )
+    ax.set_yticks(range(n_q), query_tokens)
+    ax.set_xlabel(t("key_axis", lang))
+    ax.set_ylabel(t("query_axis", lang))
+    show_legend = legend and not allowed.all()
+    ax.set_title(t("attention_title", lang) if title is None else title, pad=LEGEND_PAD if show_legend else 6)
+    if annotate is None:
+        annotate = max(n_q, n_k) <= 12
+    if annotate:
+        size = 8 if max(n_q, n_k) > 6 else 11
+        for i in range(n_q):
+            for j in range(n_k):
+                value = weights[i, j]
+                ax.text(
+                    j,
+                    i,
+                    format_weight(value) if allowed[i, j] else MASK_TEXT,
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color="white" if value > 0.55 else "black",
+                    bbox=None if allowed[i, j] else {"boxstyle": "square,pad=0.1", "fc": MASK_FACE, "ec": "none"},
+                )
+    if show_legend:
+        ax.legend(
+            handles=[masked_legend_handle(lang)],
+            loc="lower center",
+            bbox_to_anchor=(0.5, 1.0),
+            frameon=False,
+            fontsize=9,
+            handlelength=1.4,
+            handleheight=1.2,
+            borderaxespad=0.3,
+        )
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, label=t("weight", lang), fraction=0.046, pad=0.04)
+    return image
+
+
+#: Points between a heatmap and its title when a legend for masked cells sits between them.
+LEGEND_PAD = 26
+
+
+def _check_weights(weights, min_ndim, max_ndim):
+    weights = as_float_array(weights, "weights", min_ndim=min_ndim)
+    if weights.ndim > max_ndim:
+        raise ValueError(f"weights must have at most {max_ndim} dimensions, got shape {weights.shape}")
+    if weights.size == 0:
+        raise ValueError(f"weights must have at least one row and one column, got shape {weights.shape}")
+    return weights
+
+
+def _heatmap_side(n):
+    """The side of one heatmap in inches: big cells for a worked example, 0.45 in per token beyond 6."""
+    return max(3.5, 0.45 * n)
+
+
+def plot_attention(
+    weights,
+    tokens,
+    key_tokens=None,
+    *,
+    title=None,
+    lang=None,
+    annotate=None,
+    figsize=None,
+    cmap="Blues",
+    mask=None,
+):
+    """[n_q, n_k] weights -> a Figure: a heatmap on one 0-1 colour scale, tokens on both axes.
+
+    `tokens` labels the rows (queries); `key_tokens` the columns (keys), defaulting to `tokens`.
+    Cells show their weight when the matrix is at most 12 x 12 (or when `annotate=True`); `mask`
+    (bool, True = may attend) draws masked cells grey and hatched, with a legend entry. The default
+    size draws a 3 x 3 matrix about 5 inches wide (over 480 pixels at the notebooks' 100 dpi).
+    """
+    use_cjk_font()
+    weights = _check_weights(weights, 2, 2)
+    n_q, n_k = weights.shape
+    query_tokens = _check_tokens(tokens, n_q, "tokens", "rows (queries)")
+    key_tokens = _check_tokens(tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
+    side = _heatmap_side(max(n_q, n_k))
+    fig = Figure(figsize=figsize or (side + 2.4, side + 1.2 + (0.3 if mask is not None else 0)), layout="constrained")
+    draw_attention(
+        fig.add_subplot(),
+        weights,
+        query_tokens,
+        key_tokens,
+        title=title,
+        lang=lang,
+        annotate=annotate,
+        cmap=cmap,
+        mask=mask,
+    )
+    return fig
+
+
+def plot_attention_side_by_side(
+    weights, tokens, titles, *, key_tokens=None, masks=None, suptitle=None, lang=None, annotate=None, cmap="Blues"
+):
+    """A list of m [n_q, n_k] weight matrices -> one Figure, heatmaps side by side with one shared colour bar.
+
+    `titles` names each heatmap; `masks` is None or a list of m masks (None or bool, True = may attend).
+    When any heatmap has masked cells, every title leaves room for the legend, so the titles line up.
+    """
+    use_cjk_font()
+    if isinstance(weights, np.ndarray) and weights.ndim == 3:
+        weights = list(weights)
+    if isinstance(weights, (str, bytes)) or not isinstance(weights, (list, tuple)) or not weights:
+        raise TypeError(f"weights must be a non-empty list of [n_q, n_k] matrices, got {_describe(weights)}")
+    matrices = [_check_weights(w, 2, 2) for w in weights]
+    if len({m.shape for m in matrices}) != 1:
+        raise ValueError(f"weights must all have the same shape, got shapes {[m.shape for m in matrices]}")
+    count = len(matrices)
+    titles = list(titles) if titles is not None else [None] * count
+    masks = [None] * count if masks is None else list(masks)
+    for name, items in (("titles", titles), ("masks", masks)):
+        if len(items) != count:
+            raise ValueError(f"{name} has {len(items)} entries but there are {count} weight matrices")
+    n_q, n_k = matrices[0].shape
+    query_tokens = _check_tokens(tokens, n_q, "tokens", "rows (queries)")
+    key_tokens = _check_tokens(tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
+    any_mask = any(m is not None and not np.asarray(m).all() for m in masks)
+    side = _heatmap_side(max(n_q, n_k))
+    if count == 2 and max(n_q, n_k) <= 6:
+        side = 3.1  # two small worked examples: 10 inches in all, so a notebook shows them unshrunk
+    fig = Figure(figsize=(count * (side + 1.3) + 1.2, side + 1.3 + (0.3 if any_mask else 0)), layout="constrained")
+    axes = fig.subplots(1, count, squeeze=False)[0]
+    image = None
+    for i, (ax, matrix, title, mask) in enumerate(zip(axes, matrices, titles, masks, strict=True)):
+        image = draw_attention(
+            ax,
+            matrix,
+            query_tokens,
+            key_tokens,
+            title=title,
+            lang=lang,
+            annotate=annotate,
+            colorbar=False,
+            cmap=cmap,
+            mask=mask,
+        )
+        if any_mask:
+            ax.set_title(ax.get_title(), pad=LEGEND_PAD)
+        if i:
+            ax.set_ylabel("")
+    fig.colorbar(image, ax=axes.tolist(), label=t("weight", lang), shrink=0.85)
+    if suptitle is not None:
+        fig.suptitle(suptitle)
+    return fig
+
+
+def plot_heads(weights, tokens, *, title=None, lang=None, ncols=None, annotate=None, cmap="Blues", mask=None):
+    """[h, n, n] weights -> a Figure with one heatmap per head, titled "head 1" ... "head h".
+
+    `mask` (bool [n, n] or [h, n, n], True = may attend) draws masked cells grey and hatched; one legend
+    entry for them goes below the grid.
+    """
+    use_cjk_font()
+    weights = _check_weights(weights, 3, 3)
+    h, n_q, n_k = weights.shape
+    query_tokens = _check_tokens(tokens, n_q, "tokens", "rows (queries)")
+    key_tokens = _check_tokens(tokens, n_k, "tokens", "columns (keys)")
+    masks = None if mask is None else _check_mask(mask, weights.shape, weights)
+    ncols = min(h, 4) if ncols is None else check_positive_int(ncols, "ncols")
+    nrows = -(-h // ncols)
+    cell = 1.0 + 0.3 * max(n_q, n_k)
+    fig = Figure(figsize=(cell * ncols + 1.0, cell * nrows + 0.6), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
+    if annotate is None:
+        annotate = max(n_q, n_k) <= 4
+    image = None
+    for i, ax in enumerate(axes):
+        if i >= h:
+            ax.set_axis_off()
+            continue
+        image = draw_attention(
+            ax,
+            weights[i],
+            query_tokens,
+            key_tokens,
+            title=t("head_title", lang, i=i + 1),
+            lang=lang,
+            annotate=annotate,
+            colorbar=False,
+            cmap=cmap,
+            mask=None if masks is None else masks[i],
+            legend=False,
+        )
+        if i % ncols:
+            ax.set_ylabel("")
+        if i < h - ncols:
+            ax.set_xlabel("")
+    fig.colorbar(image, ax=axes.tolist(), label=t("weight", lang), shrink=0.8)
+    if masks is not None and not masks.all():
+        fig.legend(handles=[masked_legend_handle(lang)], loc="outside lower center", frameon=False)
+    if title is not None:
+        fig.suptitle(title)
+    return fig
