@@ -31,7 +31,7 @@ from attn_lib.models.corpus import make_corpus  # noqa: E402
 from attn_lib.models.tiny_experiment import measure  # noqa: E402
 from attn_lib.models.tiny_training import train  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[1] / "attn_lib" / "data" / "learned_attention_seeds.json"
+OUT = Path(__file__).resolve().parents[1] / "attn_lib" / "models" / "data" / "learned_attention_seeds.json"
 SETTINGS = ("d_model", "n_heads", "n_layers", "lr", "weight_decay", "max_steps", "target_accuracy", "eval_every")
 
 

@@ -23,7 +23,7 @@ from fontTools.ttLib import TTCollection, newTable
 from fontTools.varLib import instancer
 
 FAMILY = "Noto Sans CJK SC Subset"
-OUT = Path(__file__).resolve().parents[1] / "attn_lib" / "fonts" / "NotoSansCJKsc-Subset.ttf"
+OUT = Path(__file__).resolve().parents[1] / "attn_lib" / "pictures" / "fonts" / "NotoSansCJKsc-Subset.ttf"
 
 
 def gb2312_characters():

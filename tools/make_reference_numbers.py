@@ -19,7 +19,7 @@ from transformers import BertModel
 from attn_lib.examples import ANIMAL_SENTENCE
 from attn_lib.models.fetch import MODEL_FILES, PACKAGE, VERSION, find_model_files
 
-OUT = Path(__file__).resolve().parent.parent / "attn_lib" / "data" / "minilm_reference.json"
+OUT = Path(__file__).resolve().parent.parent / "attn_lib" / "models" / "data" / "minilm_reference.json"
 SENTENCES = (  # for the cosine similarities between sentence embeddings
     ANIMAL_SENTENCE,
     "The animal was too tired to cross the street",
