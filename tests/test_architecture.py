@@ -222,3 +222,21 @@ def test_hubs_re_export_every_public_function_of_their_children(hub, prefixes):
                     if node.name not in exported:
                         missing.append(f"{name}.{node.name}")
     assert not missing, f"{hub} does not re-export {missing}"
+
+
+def script_paths():
+    """(script, path) for every path into the package that a benchmark or tool spells as "attn_lib" / "x" / ..."""
+    import re
+
+    found = []
+    for script in sorted([*ROOT.glob("benchmarks/*.py"), *ROOT.glob("tools/*.py")]):
+        for match in re.finditer(r'"attn_lib"((?:\s*/\s*"[^"]+")+)', script.read_text(encoding="utf-8")):
+            parts = re.findall(r'"([^"]+)"', match.group(1))
+            found.append((script.name, Path("attn_lib", *parts)))
+    return found
+
+
+@pytest.mark.parametrize("script, path", script_paths(), ids=[f"{s}:{p}" for s, p in script_paths()])
+def test_scripts_write_into_folders_of_the_layout(script, path):
+    """A benchmark or tool that stores package data writes into a folder that exists (the layout moved data/)."""
+    assert (ROOT / path).parent.is_dir(), f"{script} writes {path}, but {path.parent} is not a folder of the package"
