@@ -20,6 +20,7 @@ The formulas the article teaches sit at the top of the package, numpy only, one 
     efficient       tiled attention with an online softmax, and a KV cache (10)
     grouped         grouped-query and multi-query attention, the KV-cache size (11)
     sliding_window  sliding-window masks and their receptive field (11)
+    sampling        choosing the next token: greedy, temperature, top-k, top-p, a seeded sampler (12)
     examples        the article's data (猫吃鱼 embeddings, sentences, the d_model table) and the one
                     running 猫吃鱼 example computed from it (cat_example)
 

@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "attn_lib"
 
 #: The formulas the article teaches, numpy only (the top of the package).
-FORMULAS = {"_checks", "core", "multihead", "grouped", "position", "block", "sliding_window", "efficient"}
+FORMULAS = {
+    "_checks", "core", "multihead", "grouped", "position", "block", "sliding_window", "efficient", "sampling",
+}  # fmt: skip
 #: Third-party libraries the formulas may use besides the standard library.
 FORMULA_LIBRARIES = {"numpy", "threadpoolctl"}
 #: The folders, each a role, and the roles each may import (besides itself).
