@@ -25,32 +25,32 @@ STRINGS = {
         "This is softmax(logits): the temperature had no effect. Dividing the probabilities by T and renormalising"
         " gives the same distribution back. The temperature divides the logits, before the softmax:"
         " softmax(logits / {t}).",
-        "结果就是 softmax(logits)：温度没有起作用。把概率除以 T 再归一化，得到的还是原来的分布。温度要除的是对数几率，"
-        "而且在 softmax 之前：softmax(logits / {t})。",
+        "结果就是 `softmax(logits)`：温度没有起作用。把概率除以 T 再归一化，得到的还是原来的分布。"
+        "温度要除的是对数几率，而且在 softmax 之前：`softmax(logits / {t})`。",
     ),
     "exercises.temp_on_probabilities": (
         "The temperature was applied to the probabilities: this is softmax(softmax(logits) / {t}). Probabilities all"
         " lie between 0 and 1, so a second softmax makes them nearly uniform. Divide the logits: softmax(logits /"
         " {t}).",
-        "温度被用在了概率上：结果是 softmax(softmax(logits) / {t})。概率都在 0 和 1 之间，再做一次 softmax 几乎就变成"
-        "均匀分布。应该除对数几率：softmax(logits / {t})。",
+        "温度被用在了概率上：结果是 `softmax(softmax(logits) / {t})`。概率都在 0 和 1 之间，再做一次 softmax 几乎就变成"
+        "均匀分布。应该除对数几率：`softmax(logits / {t})`。",
     ),
     "exercises.temp_after_softmax": (
         "The softmax was divided by T after it was taken: this is softmax(logits) / {t}, which sums to {total}, not 1,"
         " and has the same shape as before. Divide the logits first, then take the softmax.",
-        "先做了 softmax，再除以 T：结果是 softmax(logits) / {t}，加起来等于 {total} 而不是 1，形状也和原来一样。"
+        "先做了 softmax，再除以 T：结果是 `softmax(logits) / {t}`，加起来等于 {total} 而不是 1，形状也和原来一样。"
         "应该先把对数几率除以 T，再做 softmax。",
     ),
     "exercises.temp_power_not_normalised": (
         "This is p^(1/T) with p = softmax(logits): the right shape, but it no longer sums to 1. Renormalise it, or"
         " take softmax(logits / {t}), which is the same thing.",
-        "结果是 p^(1/T)，其中 p = softmax(logits)：形状对了，但加起来不再等于 1。要么再归一化一次，要么直接算"
-        " softmax(logits / {t})，两者相同。",
+        "结果是 p^(1/T)，其中 p = `softmax(logits)`：形状对了，但加起来不再等于 1。要么再归一化一次，要么直接算"
+        " `softmax(logits / {t})`，两者相同。",
     ),
     "exercises.temp_inverted": (
         "The logits were multiplied by T: this is softmax(logits × {t}). A temperature T divides them: below 1 it"
         " sharpens the distribution, above 1 it flattens it.",
-        "对数几率被乘以了 T：结果是 softmax(logits × {t})。温度 T 是拿来除的：小于 1 时分布变尖，大于 1 时变平。",
+        "对数几率被乘以了 T：结果是 `softmax(logits × {t})`。温度 T 是拿来除的：小于 1 时分布变尖，大于 1 时变平。",
     ),
     "exercises.filter_not_renormalised": (
         "The right tokens are kept, but their probabilities sum to {total}, not 1: after dropping the others,"
@@ -67,7 +67,7 @@ STRINGS = {
         "One token too many: the {k} largest logits should be kept, this keeps k + 1. With np.argsort, the k largest"
         " are order[-k:] (or np.argsort(-logits)[:k]).",
         "多留了一个词元：应该留下最大的 {k} 个对数几率，这里留下了 k + 1 个。用 np.argsort 时，最大的 k 个是"
-        " order[-k:]（或 np.argsort(-logits)[:k]）。",
+        " order[-k:]（或 `np.argsort(-logits)[:k]`）。",
     ),
     "exercises.topk_one_less": (
         "One token too few: this keeps k − 1 tokens, as if the k-th largest logit itself were dropped (> instead of"
@@ -79,7 +79,7 @@ STRINGS = {
         "The {k} *least* likely tokens are kept: np.argsort sorts from small to large, so order[:k] are the"
         " smallest. Take order[-k:], or sort -logits.",
         "留下的是最不可能的 {k} 个词元：np.argsort 从小到大排序，所以 order[:k] 是最小的。应取 order[-k:]，或者对"
-        " -logits 排序。",
+        " `-logits` 排序。",
     ),
     "exercises.topk_ties_by_position": (
         "Exactly {k} tokens are kept, but {tied} logits are tied at the k-th largest value, {kth}, and only some of"

@@ -176,10 +176,11 @@ def interpolation_parts(corpus, sentences, order, vocabulary, start=BOS):
     pairs, vocabulary = _scored(sentences, vocabulary)
     out = []
     for tokens, count in pairs:
-        for i, token in enumerate(tokens):
+        by_order = {n: windows(tokens, n, start) for n in range(1, order + 1)}  # every token's window, once
+        for i in range(len(tokens)):
             probs = [1.0 / len(vocabulary)]
             for n in range(1, order + 1):  # shortest window first, so an unseen window can fall back
-                window = windows(tokens[: i + 1], n, start)[-1][0]
+                window, token = by_order[n][i]
                 row = tables[n].get(window)
                 probs.append(probs[-1] if row is None else row.get(token, 0) / totals[n][window])
             out += [probs[::-1]] * count  # [order n, ..., 1, uniform]
