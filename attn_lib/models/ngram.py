@@ -197,7 +197,8 @@ def fit_interpolation(parts, step=0.05):
     ticks = np.arange(0.0, 1.0 + 1e-9, step)
     grid = [w + (1.0 - sum(w),) for w in itertools.product(ticks, repeat=k - 1) if sum(w) <= 0.999 + 1e-9]
     grid = np.array(grid)  # [G, k]
-    losses = -np.log(parts @ grid.T).mean(axis=0)  # [N, k] x [k, G] -> [G]
+    losses = np.concatenate([-np.log(parts @ grid[i : i + 128].T).mean(axis=0)  # [N, k] x [k, 128] -> [128]
+                             for i in range(0, len(grid), 128)])  # fmt: skip  # 128 at a time: a few MB, not 100
     return grid[int(np.argmin(losses))]
 
 
