@@ -13,7 +13,8 @@ it builds the heads widget, then moves the slider through every h (each a first 
 
 It prints a markdown table of medians against the budgets (100 ms for 猫吃鱼 and for notebook 07's
 position slider, 250 ms for a 12-token sentence with 12 heads, 1 s for the slowest move with 200
-tokens; 100 ms for notebook 11's K/V-heads and sliding-window sliders) and the peak memory against
+tokens; 100 ms for notebook 11's K/V-heads and sliding-window sliders and for notebook 12's temperature, top-k
+and top-p sliders, which also write a sampled sentence with the KV cache) and the peak memory against
 its budget (300 MB), and exits with status 1 if any budget is missed. Timings depend on the machine and its load.
 
     python benchmarks/widget_latency.py [--repeats 20]
@@ -31,7 +32,7 @@ import matplotlib
 import numpy as np
 
 from attn_lib import examples
-from attn_lib.widgets import dk_widget, heads_widget, mask_widget, setup_check_widget
+from attn_lib.widgets import dk_widget, heads_widget, mask_widget, sampling_widget, setup_check_widget
 from attn_lib.widgets.modern import kv_heads_widget, window_widget
 from attn_lib.widgets.position import position_widget
 
@@ -119,6 +120,7 @@ def main(argv=None):
     heads, big = heads_widget(d_model=48), heads_widget(d_model=768, tokens=TWELVE_TOKENS)
     position = position_widget()
     kv_heads, window = kv_heads_widget(), window_widget()
+    sampling = sampling_widget()
     cat, long = "猫吃鱼", "猫吃鱼 + 11 tokens"
     sentence_200 = in_fresh_process(long_sentence_run, 200, 768)
     # (widget, what changes, tokens, budget in seconds, how to time it)
@@ -202,6 +204,27 @@ def main(argv=None):
             "32 positions",
             0.100,
             lambda: time_changes(window, "layers", (1, 2, 4, 8), repeats),
+        ),
+        (
+            "sampling_widget",
+            "temperature: 0 (greedy), 0.5, 1, 2, 3",
+            "今天天气 + a sentence",
+            0.100,
+            lambda: time_changes(sampling, "temperature", (0.0, 0.5, 1.0, 2.0, 3.0), repeats),
+        ),
+        (
+            "sampling_widget",
+            "top-k: off, 1, 3, 10, 50",
+            "今天天气 + a sentence",
+            0.100,
+            lambda: time_changes(sampling, "top_k", (0, 1, 3, 10, 50), repeats),
+        ),
+        (
+            "sampling_widget",
+            "top-p: 0.1, 0.5, 0.9, 0.95, off",
+            "今天天气 + a sentence",
+            0.100,
+            lambda: time_changes(sampling, "top_p", (0.1, 0.5, 0.9, 0.95, 1.0), repeats),
         ),
         (
             "heads_widget(d_model=768)",

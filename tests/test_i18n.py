@@ -18,6 +18,7 @@ CODE_WORDS = {
     "mask", "axis", "keepdims", "exp", "weights", "reshape", "heads", "int", "dtype", "bool", "SHA", "pip",
     "download", "deps", "Var", "Token", "PyTorch", "GPU", "CPU", "MiniLM", "GiB", "MiB", "KiB",
     "MHA", "GQA", "MQA", "Llama", "Mistral", "Falcon",  # the glossary's abbreviations and model names (notebook 11)
+    "top", "Hugging", "Face", "TopKLogitsWarper", "TopPLogitsWarper",  # the samplers and their reference (notebook 12)
 }  # fmt: skip
 
 

@@ -139,3 +139,82 @@ def test_bad_input_gets_a_clear_error(kwargs, error, pattern):
         count_next_tokens(**args)
     with pytest.raises(error, match=pattern):
         next_token_distribution(**args)
+
+
+# --- every token scored (notebook 12): windows padded with <bos>, add-one, interpolation, perplexity ------
+
+from attn_lib.models.ngram import (  # noqa: E402
+    add_one_log_probs,
+    count_windows,
+    fit_interpolation,
+    interpolated_log_probs,
+    interpolation_parts,
+    most_likely_next,
+    perplexity,
+    windows,
+)
+
+VOCAB = ("a", "b", "c", "d", "x")  # every token that can come next (V = 5)
+
+
+def test_windows_pad_the_start_with_the_begin_marker():
+    assert windows(("a", "b", "c"), 3) == [(("<bos>", "<bos>"), "a"), (("<bos>", "a"), "b"), (("a", "b"), "c")]
+    assert windows(("a", "b"), 1) == [((), "a"), ((), "b")]
+
+
+def test_window_counts_by_hand():
+    table = count_windows(CORPUS, 2)
+    assert table[("<bos>",)] == {"a": 3 + 1 + 5, "x": 2, "c": 1}  # the first token of each sentence
+    assert table[("b",)] == {"c": 5, "d": 2}  # as count_next_tokens: the b at a sentence's end predicts nothing
+    assert sum(sum(row.values()) for row in count_windows(CORPUS, 3).values()) == 3 * 3 + 3 + 2 * 3 + 5 * 2 + 4
+
+
+def test_add_one_by_hand():
+    # "a b d" under the bigram: P(a|<bos>) = (9+1)/(12+5), P(b|a) = (10+1)/(10+5), P(d|b) = (2+1)/(7+5)
+    got = add_one_log_probs(CORPUS, [("a b d", 1)], 2, VOCAB)
+    np.testing.assert_allclose(np.exp(got), [10 / 17, 11 / 15, 3 / 12])
+    unseen = add_one_log_probs(CORPUS, [("d d", 2)], 2, VOCAB)  # (d, d) never seen; the window (d,) never either
+    np.testing.assert_allclose(np.exp(unseen), [1 / 17, 1 / 17, 1 / 5, 1 / 5])  # the count 2 repeats each token
+    for first in ("a", "b", "d"):  # P(w | first) over every w is a distribution (d: a window never seen)
+        total = sum(np.exp(add_one_log_probs(CORPUS, [(f"{first} {w}", 1)], 2, VOCAB)[-1]) for w in VOCAB)
+        assert total == pytest.approx(1.0), first
+
+
+def test_interpolation_parts_fall_back_on_unseen_windows():
+    parts = interpolation_parts(CORPUS, [("x b d", 1)], 3, VOCAB)  # [3 tokens, trigram, bigram, unigram, uniform]
+    unigram_x = 2 / sum(sum(r.values()) for r in count_windows(CORPUS, 1).values())
+    np.testing.assert_allclose(parts[0], [2 / 12, 2 / 12, unigram_x, 1 / 5])  # x after (<bos>, <bos>) / (<bos>,)
+    np.testing.assert_allclose(parts[1], [1.0, 1.0, parts[1][2], 1 / 5])  # b after (<bos>, x): 2 of 2
+    np.testing.assert_allclose(parts[2][:2], [0.0, 2 / 7])  # d after (x, b): never; after (b,): 2 of 7
+    unseen = interpolation_parts(CORPUS, [("d d", 1)], 3, VOCAB)[1]  # (<bos>, d) and (d,) were never seen
+    assert unseen[0] == unseen[1] == unseen[2]  # both fall back to the unigram
+
+
+def test_fit_interpolation_picks_the_weights_of_lowest_loss():
+    parts = np.array([[0.9, 0.5, 0.2], [0.0, 0.4, 0.2], [0.8, 0.6, 0.2]])
+    weights = fit_interpolation(parts, step=0.1)
+    grid = [(a, b, 1 - a - b) for a in np.arange(0, 1.01, 0.1) for b in np.arange(0, 1.01, 0.1) if a + b <= 0.999]
+    best = min(grid, key=lambda w: -np.log(parts @ np.array(w)).mean())
+    np.testing.assert_allclose(weights, best, atol=1e-9)
+    assert weights[-1] >= 0.001 and weights.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(interpolated_log_probs(parts, weights), np.log(parts @ weights))
+
+
+def test_perplexity_is_the_exponent_of_the_mean_loss():
+    assert perplexity(np.log([0.25, 0.25, 0.25])) == pytest.approx(4.0)  # as unsure as 4 equally likely tokens
+    assert perplexity(np.log([0.5, 0.125])) == pytest.approx(4.0)  # a geometric mean
+    with pytest.raises(ValueError, match="non-empty 1-D"):
+        perplexity([])
+
+
+def test_most_likely_next_and_unseen_windows():
+    table = count_windows(CORPUS, 3)
+    assert most_likely_next(table, "z a b", 3) == "c" and most_likely_next(table, "q q", 3) is None
+    assert most_likely_next(count_windows(CORPUS, 2), [], 2) == "a"  # the first token: a starts 9 of 12
+
+
+def test_a_token_outside_the_vocabulary_is_named():
+    with pytest.raises(ValueError, match=r"\['q'\] of the sentences are not in the vocabulary"):
+        add_one_log_probs(CORPUS, [("a q", 1)], 2, VOCAB)
+    with pytest.raises(TypeError, match="vocabulary must be a collection"):
+        interpolation_parts(CORPUS, [("a", 1)], 2, "abcdx")

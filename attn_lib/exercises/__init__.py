@@ -30,6 +30,7 @@ One module per notebook or topic, and the machinery beside them:
     position    notebook 07: the sinusoidal table, attention with RoPE, layer norm
     capstone    notebook 09: your attention function inside the real model
     modern      notebook 11: grouped-query attention, the sliding-window mask, the KV-cache size
+    generation  notebook 12: temperature, top-k, top-p, writing with the KV cache
     diagnose    running a learner's function safely, comparing, the verdict line (`Result`)
     mistakes    the classic mistakes written as formulas, to name the one a wrong answer matches
     forbid      which attn_lib functions an exercise may not call, and the watch that sees a call
@@ -69,6 +70,16 @@ from attn_lib.exercises.counting import (
     check_window_counts,
     run_next_token_probabilities_checks,
     run_window_counts_checks,
+)
+from attn_lib.exercises.generation import (
+    check_cached_generation,
+    check_temperature,
+    check_top_k,
+    check_top_p,
+    run_cached_generation_checks,
+    run_temperature_checks,
+    run_top_k_checks,
+    run_top_p_checks,
 )
 from attn_lib.exercises.modern import (
     check_grouped_query_attention,
@@ -138,4 +149,12 @@ __all__ = [
     "run_grouped_query_attention_checks",
     "run_sliding_window_mask_checks",
     "run_kv_cache_bytes_checks",
+    "check_temperature",
+    "check_top_k",
+    "check_top_p",
+    "check_cached_generation",
+    "run_temperature_checks",
+    "run_top_k_checks",
+    "run_top_p_checks",
+    "run_cached_generation_checks",
 ]

@@ -11,8 +11,8 @@ a `functools.partial` or a helper function of the learner's that calls it are al
 import os
 import sys
 
-from attn_lib import core, efficient, grouped, multihead, sliding_window
-from attn_lib.models import ngram
+from attn_lib import core, efficient, grouped, multihead, sampling, sliding_window
+from attn_lib.models import generation, ngram
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
     "scaled_dot_product_attention",
@@ -34,6 +34,10 @@ _DOING_THE_WORK_OF = {
     "grouped_attention": ("grouped_attention", "grouped_query_attention", "repeat_kv", "KVCache"),
     "sliding_window_mask": ("sliding_window_mask",),
     "kv_cache_bytes": ("kv_cache_bytes",),
+    "apply_temperature": ("apply_temperature", "sampling_distribution", "sample"),  # sample uses it too
+    "top_k_filter": ("top_k_filter", "sampling_distribution", "sample"),
+    "top_p_filter": ("top_p_filter", "sampling_distribution", "sample"),
+    "generate": ("generate", "write"),
 }
 FORBIDDABLE = tuple(_DOING_THE_WORK_OF)
 
@@ -45,6 +49,8 @@ _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.grouped.": ("grouped_attention", "grouped_query_attention", "repeat_kv", "kv_cache_bytes"),
     "attn_lib.sliding_window.": ("sliding_window_mask",),
     "attn_lib.models.ngram.": ("count_next_tokens",),
+    "attn_lib.sampling.": ("apply_temperature", "top_k_filter", "top_p_filter", "sampling_distribution", "sample"),
+    "attn_lib.models.generation.": ("generate", "write"),
 }
 
 
@@ -73,6 +79,13 @@ def _public_codes():
         "repeat_kv": (grouped.repeat_kv,),
         "sliding_window_mask": (sliding_window.sliding_window_mask,),
         "kv_cache_bytes": (grouped.kv_cache_bytes,),
+        "apply_temperature": (sampling.apply_temperature,),
+        "top_k_filter": (sampling.top_k_filter,),
+        "top_p_filter": (sampling.top_p_filter,),
+        "sampling_distribution": (sampling.sampling_distribution,),
+        "sample": (sampling.sample,),
+        "generate": (generation.generate,),
+        "write": (generation.write,),
     }
     return {name: {f.__code__: public_name(name) for f in fs} for name, fs in functions.items()}
 

@@ -6,10 +6,11 @@ English and Chinese side by side, so that a sentence changed in one language is 
     plots                the heatmaps and plots (attn_lib.pictures)
     diagrams             the diagrams drawn by code
     widgets              the widgets (attn_lib.widgets)
+    generation           notebook 12's pictures and sampling widget
     models               the model fetcher's messages (attn_lib.models.fetch)
     exercises_shared     the diagnoses several checkers share (attn_lib.exercises.diagnose, .mistakes)
     exercises_<topic>    each checker module's own words (counting, basics, attention, multihead,
-                         position, capstone, modern)
+                         position, capstone, modern, generation)
 
 Nothing else hard-codes UI text. Pick the language per call with ``lang="zh"``, or once per notebook with
 ``set_language("zh")``; ``t(key, **fields)`` fills in the ``{fields}``.
@@ -21,10 +22,12 @@ from attn_lib.i18n import (
     exercises_basics,
     exercises_capstone,
     exercises_counting,
+    exercises_generation,
     exercises_modern,
     exercises_multihead,
     exercises_position,
     exercises_shared,
+    generation,
     models,
     plots,
     widgets,
@@ -37,6 +40,7 @@ AREAS = (
     plots,
     diagrams,
     widgets,
+    generation,
     models,
     exercises_shared,
     exercises_counting,
@@ -46,6 +50,7 @@ AREAS = (
     exercises_position,
     exercises_capstone,
     exercises_modern,
+    exercises_generation,
 )
 
 

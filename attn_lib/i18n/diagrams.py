@@ -129,6 +129,11 @@ STRINGS = {
         "scores computed: {k}   (recomputing everything: {full})",
         "计算的分数：{k} 个（全部重算：{full} 个）",
     ),
+    "diagrams.kv_prompt": ("prompt ({n})", "提示（{n} 个）"),
+    "diagrams.kv_note_prompt": (
+        "Step 1 stores the whole prompt at once (the prefill); each later step stores the one token just written.",
+        "第 1 步一次存入整个提示（预填充）；之后每一步只存入刚写出的那一个词元。",
+    ),
     "diagrams.kv_note": (
         "The new token's query attends to every stored key; old keys and values never change.",
         "新词元的查询与缓存中的每个键计算分数；旧的键和值从不改变。",

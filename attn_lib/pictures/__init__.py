@@ -10,6 +10,7 @@ the CJK font that `use_cjk_font` picks. The modules, by what they draw:
     modern_diagrams the diagrams of notebook 11 (shared key/value heads, the sliding window)
     vectors         2-D vectors as arrows: a dot product as alignment x length (notebook 02)
     training_plots  the tiny trained model of notebook 08: where the blank looks, training, ablation, seeds
+    generation_plots notebook 12: next-token bar charts, what sampling does, training over seeds
     head_types      every head of a real model in one grid, framed by its type (notebook 09)
     kit             the drawing kit of the diagrams: a canvas in inches, boxes, matrices, arrows
     fast_figures    the pictures the widgets redraw many times a second
@@ -25,6 +26,7 @@ from attn_lib.pictures.diagrams import (
     draw_qkv_projection,
     draw_three_steps,
 )
+from attn_lib.pictures.generation_plots import plot_lm_training, plot_next_token, plot_sampling_filters
 from attn_lib.pictures.head_types import plot_head_types
 from attn_lib.pictures.heatmaps import (
     draw_attention,
@@ -79,4 +81,7 @@ __all__ = [
     "plot_seeds",
     "plot_weight_decay",
     "plot_head_types",
+    "plot_next_token",
+    "plot_sampling_filters",
+    "plot_lm_training",
 ]

@@ -1,6 +1,6 @@
-"""The diagrams of notebooks 07, 08 and 10: the transformer block, cross-attention, the tiny trained
-model, the KV cache and the tiles of the online softmax. Re-exported by `attn_lib.pictures.diagrams`; the
-drawing kit, colours and fonts are those of `attn_lib.pictures.kit`.
+"""The diagrams of notebooks 07, 08, 10 and 12: the transformer block, cross-attention, the tiny trained
+model, the KV cache (with a prompt's prefill) and the tiles of the online softmax. Re-exported by
+`attn_lib.pictures.diagrams`; the drawing kit, colours and fonts are those of `attn_lib.pictures.kit`.
 
 Shapes are written with the sizes given (numbers), or with their symbols when none are given
 (``draw_transformer_block()`` writes [n, d_model]).
@@ -172,43 +172,63 @@ def draw_tiny_model(
 # --- 10: the KV cache and the tiles of the online softmax ------------------------------------------------
 
 
-def draw_kv_cache(tokens=SHANGHAI_TOKENS[:5], lang=None):
-    """Decoding step by step: each new token appends its key and value; its query attends over the cache."""
+def draw_kv_cache(tokens=SHANGHAI_TOKENS[:5], prompt=None, lang=None):
+    """Decoding step by step: each new token appends its key and value; its query attends over the cache.
+
+    With `prompt` = p, the first p tokens are a prompt stored in one step (the prefill: p keys and values
+    at once, causal among themselves), and each later row is one token the model wrote (notebook 12).
+    """
     tokens = check_tokens(tokens)
     n = len(tokens)
-    row_h = min(0.68, 3.4 / n)
+    if prompt is not None and not 1 <= check_positive_int(prompt, "prompt") <= n:
+        raise ValueError(f"prompt={prompt} must be between 1 and the {n} tokens drawn")
+    first = 1 if prompt is None else prompt  # tokens stored by the first step
+    rows = [(tokens[0] if first == 1 else t("diagrams.kv_prompt", lang, n=first), first)]
+    rows += [(token, first + i + 1) for i, token in enumerate(tokens[first:])]  # (token fed, keys stored after)
+    row_h = min(0.68, 3.4 / len(rows))
     cell = min(0.5, 3.4 / n)
-    height = 1.45 + n * row_h
+    height = 1.45 + len(rows) * row_h
     c = Canvas(10.0, height, t("diagrams.kv_title", lang))
     left, top = 2.55, height - 1.1
     c.text(left + n * cell / 2, top + 0.42, t("diagrams.kv_cache", lang, n=n), size=SMALL + 1, color=MUTED)
-    for step in range(n):
+    for step, (token, stored) in enumerate(rows):
         y = top - step * row_h
+        new = range(stored - (first if step == 0 else 1), stored)  # the cells this step stores
         c.text(0.25, y, t("diagrams.kv_step", lang, t=step + 1), size=SMALL + 1, ha="left")
-        c.box(1.35, y, 0.62, 0.36, tokens[step], kind="x", size=SMALL + 1)
+        written = prompt is not None and step > 0
+        c.box(1.35, y, 0.62 if step or first == 1 else 0.8, 0.36, token, kind="out" if written else "x", size=SMALL + 1)
         c.box(1.95, y, 0.4, 0.36, "$q$", kind="q", size=SMALL + 1)
         c.arrow((2.17, y), (left - 0.05, y), lw=1.0, color=PALETTE["q"][1])
         for j in range(n):
             x = left + (j + 0.5) * cell
             for dy, kind in ((0.13, "k"), (-0.13, "v")):
                 patch = c.box(
-                    x, y + dy, cell * 0.88, 0.22, "", kind=kind if j <= step else "mask", radius=0.02, dashed=j > step
+                    x,
+                    y + dy,
+                    cell * 0.88,
+                    0.22,
+                    "",
+                    kind=kind if j < stored else "mask",
+                    radius=0.02,
+                    dashed=j >= stored,
                 )
-                if j > step:
+                if j >= stored:
                     patch.set_facecolor("white")
-                elif j == step:
+                elif j in new:
                     patch.set_linewidth(2.6)
         if step == 0:
             c.text(left + n * cell + 0.12, y + 0.13, "$K$", size=SMALL + 1, ha="left", color=PALETTE["k"][1])
             c.text(left + n * cell + 0.12, y - 0.13, "$V$", size=SMALL + 1, ha="left", color=PALETTE["v"][1])
+        scores = stored * stored if step == 0 else stored  # the prefill: p queries against p keys
         c.text(
             left + n * cell + 0.55,
             y,
-            t("diagrams.kv_row", lang, k=step + 1, full=(step + 1) ** 2),
+            t("diagrams.kv_row", lang, k=scores, full=stored**2),
             size=SMALL + 1,
             ha="left",
         )
-    c.text(5.0, 0.3, t("diagrams.kv_note", lang), size=SMALL, color=MUTED)
+    c.text(5.0, 0.3, t("diagrams.kv_note" if prompt is None else "diagrams.kv_note_prompt", lang), size=SMALL,
+           color=MUTED)  # fmt: skip
     return c.fig
 
 

@@ -8,6 +8,7 @@
     training    notebook 08: a slider over the training checkpoints
     progress    notebook 08: the live training curve
     modern      notebook 11: the key/value-heads slider and the sliding window
+    generation  notebook 12: temperature, top-k and top-p over the trained model's next token
 
 Each widget is built by a function (``dk_widget()``, ...) that returns it; its callbacks are plain methods,
 tested by setting a control's ``.value``. This module re-exports those functions; the modules inside import
@@ -15,6 +16,7 @@ each other by their full names, never this one.
 """
 
 from attn_lib.widgets.attention import dk_widget, heads_widget, mask_widget, setup_check_widget
+from attn_lib.widgets.generation import sampling_widget
 from attn_lib.widgets.modern import kv_heads_widget, window_widget
 from attn_lib.widgets.position import position_widget
 from attn_lib.widgets.progress import TrainingProgress
@@ -30,4 +32,5 @@ __all__ = [
     "TrainingProgress",
     "kv_heads_widget",
     "window_widget",
+    "sampling_widget",
 ]
