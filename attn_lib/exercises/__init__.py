@@ -29,6 +29,8 @@ One module per notebook or topic, and the machinery beside them:
     multihead   notebook 06: split the heads, multi-head attention, the parameter count
     position    notebook 07: the sinusoidal table, attention with RoPE, layer norm
     capstone    notebook 09: your attention function inside the real model
+    training    notebook 08: the ablation mask that hides one token
+    efficient   notebook 10: one update of the online softmax
     modern      notebook 11: grouped-query attention, the sliding-window mask, the KV-cache size
     diagnose    running a learner's function safely, comparing, the verdict line (`Result`)
     mistakes    the classic mistakes written as formulas, to name the one a wrong answer matches
@@ -70,6 +72,10 @@ from attn_lib.exercises.counting import (
     run_next_token_probabilities_checks,
     run_window_counts_checks,
 )
+from attn_lib.exercises.efficient import (
+    check_online_update,
+    run_online_update_checks,
+)
 from attn_lib.exercises.modern import (
     check_grouped_query_attention,
     check_kv_cache_bytes,
@@ -93,6 +99,10 @@ from attn_lib.exercises.position import (
     run_layer_norm_checks,
     run_rope_checks,
     run_sinusoidal_encoding_checks,
+)
+from attn_lib.exercises.training import (
+    check_hide_mask,
+    run_hide_mask_checks,
 )
 
 __all__ = [
@@ -138,4 +148,8 @@ __all__ = [
     "run_grouped_query_attention_checks",
     "run_sliding_window_mask_checks",
     "run_kv_cache_bytes_checks",
+    "check_hide_mask",
+    "run_hide_mask_checks",
+    "check_online_update",
+    "run_online_update_checks",
 ]

@@ -12,7 +12,7 @@ import os
 import sys
 
 from attn_lib import core, efficient, grouped, multihead, sliding_window
-from attn_lib.models import ngram
+from attn_lib.models import ngram, tiny_model
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
     "scaled_dot_product_attention",
@@ -34,6 +34,7 @@ _DOING_THE_WORK_OF = {
     "grouped_attention": ("grouped_attention", "grouped_query_attention", "repeat_kv", "KVCache"),
     "sliding_window_mask": ("sliding_window_mask",),
     "kv_cache_bytes": ("kv_cache_bytes",),
+    "attention_mask": ("attention_mask",),
 }
 FORBIDDABLE = tuple(_DOING_THE_WORK_OF)
 
@@ -45,6 +46,7 @@ _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.grouped.": ("grouped_attention", "grouped_query_attention", "repeat_kv", "kv_cache_bytes"),
     "attn_lib.sliding_window.": ("sliding_window_mask",),
     "attn_lib.models.ngram.": ("count_next_tokens",),
+    "attn_lib.models.tiny_model.": ("attention_mask",),
 }
 
 
@@ -73,6 +75,7 @@ def _public_codes():
         "repeat_kv": (grouped.repeat_kv,),
         "sliding_window_mask": (sliding_window.sliding_window_mask,),
         "kv_cache_bytes": (grouped.kv_cache_bytes,),
+        "attention_mask": (tiny_model.attention_mask,),
     }
     return {name: {f.__code__: public_name(name) for f in fs} for name, fs in functions.items()}
 

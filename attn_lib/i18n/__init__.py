@@ -9,7 +9,7 @@ English and Chinese side by side, so that a sentence changed in one language is 
     models               the model fetcher's messages (attn_lib.models.fetch)
     exercises_shared     the diagnoses several checkers share (attn_lib.exercises.diagnose, .mistakes)
     exercises_<topic>    each checker module's own words (counting, basics, attention, multihead,
-                         position, capstone, modern)
+                         position, capstone, modern, training, efficient)
 
 Nothing else hard-codes UI text. Pick the language per call with ``lang="zh"``, or once per notebook with
 ``set_language("zh")``; ``t(key, **fields)`` fills in the ``{fields}``.
@@ -21,10 +21,12 @@ from attn_lib.i18n import (
     exercises_basics,
     exercises_capstone,
     exercises_counting,
+    exercises_efficient,
     exercises_modern,
     exercises_multihead,
     exercises_position,
     exercises_shared,
+    exercises_training,
     models,
     plots,
     widgets,
@@ -46,6 +48,8 @@ AREAS = (
     exercises_position,
     exercises_capstone,
     exercises_modern,
+    exercises_training,
+    exercises_efficient,
 )
 
 

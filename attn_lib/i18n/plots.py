@@ -53,6 +53,7 @@ STRINGS = {
     "tiny.hide_today": ("today-city hidden", "掩码掉今天的城市"),
     "tiny.hide_yesterday": ("yesterday-city hidden", "掩码掉昨天的城市"),
     "tiny.chance": ("a blind guess", "盲猜"),
+    "tiny.chance_value": ("a blind guess: {chance:.3f}", "盲猜：{chance:.3f}"),
     "tiny.ablation_title": ("Hide one city from the model", "把一个城市掩码掉"),
     "tiny.checkpoint_title": ("Where the blank looks after {step} training steps", "训练 {step} 步后，空白处在看哪里"),
     "tiny.checkpoint_info": (
