@@ -17,6 +17,7 @@ from checker_helpers import plain_softmax, rendered, stable_softmax
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_basics_exercises import WRONG as BASICS_WRONG
+from test_budget_exercises import WRONG as BUDGET_WRONG
 from test_efficient_exercises import WRONG as EFFICIENT_WRONG
 from test_modern_exercises import WRONG as MODERN_WRONG
 from test_position_exercises import WRONG as POSITION_WRONG
@@ -383,7 +384,7 @@ def test_every_diagnosis_in_i18n_is_reached_by_a_test():
     diagnoses = {key for key in diagnoses if not framing.match(f"exercises.{key}")}
     reached = {key for _, key, _ in WRONG + POSITION_WRONG + MODERN_WRONG} | BAD_INPUT_KEYS  # + notebooks 07, 11
     reached |= {key for _, key, _ in BASICS_WRONG}  # + the checkers of notebooks 01-03
-    reached |= {key for _, key, _ in TRAINING_WRONG + EFFICIENT_WRONG}  # + notebooks 08, 10
+    reached |= {key for _, key, _ in TRAINING_WRONG + EFFICIENT_WRONG + BUDGET_WRONG}  # + notebooks 08, 10, 11
     assert diagnoses == reached
 
 

@@ -32,6 +32,7 @@ One module per notebook or topic, and the machinery beside them:
     training    notebook 08: the ablation mask that hides one token
     efficient   notebook 10: one update of the online softmax
     modern      notebook 11: grouped-query attention, the sliding-window mask, the KV-cache size
+    budget      notebook 11: how many conversations fit beside a model's weights
     diagnose    running a learner's function safely, comparing, the verdict line (`Result`)
     mistakes    the classic mistakes written as formulas, to name the one a wrong answer matches
     forbid      which attn_lib functions an exercise may not call, and the watch that sees a call
@@ -61,6 +62,10 @@ from attn_lib.exercises.basics import (
     run_attend_one_checks,
     run_qkv_checks,
     run_relevance_scores_checks,
+)
+from attn_lib.exercises.budget import (
+    check_conversations,
+    run_conversations_checks,
 )
 from attn_lib.exercises.capstone import (
     check_in_real_model,
@@ -152,4 +157,6 @@ __all__ = [
     "run_hide_mask_checks",
     "check_online_update",
     "run_online_update_checks",
+    "check_conversations",
+    "run_conversations_checks",
 ]

@@ -9,7 +9,8 @@ English and Chinese side by side, so that a sentence changed in one language is 
     models               the model fetcher's messages (attn_lib.models.fetch)
     exercises_shared     the diagnoses several checkers share (attn_lib.exercises.diagnose, .mistakes)
     exercises_<topic>    each checker module's own words (counting, basics, attention, multihead,
-                         position, capstone, modern, training, efficient)
+                         position, capstone, modern, training, efficient,
+                         budget)
 
 Nothing else hard-codes UI text. Pick the language per call with ``lang="zh"``, or once per notebook with
 ``set_language("zh")``; ``t(key, **fields)`` fills in the ``{fields}``.
@@ -19,6 +20,7 @@ from attn_lib.i18n import (
     diagrams,
     exercises_attention,
     exercises_basics,
+    exercises_budget,
     exercises_capstone,
     exercises_counting,
     exercises_efficient,
@@ -50,6 +52,7 @@ AREAS = (
     exercises_modern,
     exercises_training,
     exercises_efficient,
+    exercises_budget,
 )
 
 
