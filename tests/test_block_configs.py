@@ -33,6 +33,7 @@ def test_every_config_is_consistent():
     for c in BLOCK_CONFIGS:
         assert (c.position == "RoPE") == (c.rope_theta is not None), c.name
         assert c.rope_scaling is None or c.position == "RoPE", c.name
+        assert (c.rope_scaling is None) == (c.rope_original_context is None), c.name
         assert c.ffn_matrices == (2 if c.ffn == "GELU" else 3), c.name
         assert c.source and c.d_ff > c.d_model, c.name
     today = [c for c in BLOCK_CONFIGS if c.position == "RoPE"]

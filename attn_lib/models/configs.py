@@ -118,6 +118,7 @@ class BlockConfig:
     rope_scaling: str | None  # how the RoPE angles are stretched beyond the trained context (None: not at all)
     context: int  # tokens (the longest the config allows)
     source: str
+    rope_original_context: int | None = None  # the context the stretch starts from (with rope_scaling)
 
     @property
     def ffn_matrices(self):
@@ -183,11 +184,12 @@ LLAMA31_8B_BLOCK = BlockConfig(
     ffn_bias=False,
     position="RoPE",
     rope_theta=500000.0,
-    rope_scaling="llama3: factor 8, original context 8192",
+    rope_scaling="llama3 ×8",
     context=131072,
     source="config.json of meta-llama/Llama-3.1-8B (intermediate_size 14336, rope_theta 500000.0, rope_scaling"
     " {rope_type llama3, factor 8.0, low_freq_factor 1.0, high_freq_factor 4.0, original_max_position_embeddings"
     " 8192}, max_position_embeddings 131072)",
+    rope_original_context=8192,
 )
 
 QWEN2_7B_BLOCK = BlockConfig(
@@ -200,12 +202,13 @@ QWEN2_7B_BLOCK = BlockConfig(
     ffn_bias=False,
     position="RoPE",
     rope_theta=1000000.0,
-    rope_scaling="YaRN: factor 4, original context 32768 (added for longer inputs)",
+    rope_scaling="YaRN ×4",
     context=32768,
     source="config.json of Qwen/Qwen2-7B-Instruct (hidden_size 3584, intermediate_size 18944, rms_norm_eps 1e-06,"
     " rope_theta 1000000.0, max_position_embeddings 32768; q, k, v projections with biases, the MLP without);"
     " its model card adds rope_scaling {type yarn, factor 4.0, original_max_position_embeddings 32768}"
-    " for inputs beyond 32,768 tokens",
+    " for inputs beyond 32,768 tokens (the stretch is not in the released config.json)",
+    rope_original_context=32768,
 )
 
 GEMMA_7B_BLOCK = BlockConfig(
