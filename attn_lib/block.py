@@ -182,3 +182,47 @@ def transformer_block(x, params, n_heads, mask=None, *, norm_first=True, activat
         x = layer_norm(x + heads, p["ln1_gamma"], p["ln1_beta"], eps)  # LN(x + Sublayer(x))
         x = layer_norm(x + ffn(x), p["ln2_gamma"], p["ln2_beta"], eps)
     return x, weights
+
+
+# --- what today's models use instead: RMSNorm and the SwiGLU feed-forward network --------------------
+# LLaMA, Mistral, Qwen and Gemma replace LayerNorm + GELU by these two (Zhang and Sennrich 2019; Shazeer 2020).
+
+
+def silu(x):
+    """[...] -> [...]: SiLU(x) = x * sigmoid(x) (also called swish), the gate of SwiGLU.
+
+    sigmoid(x) = (1 + tanh(x / 2)) / 2, which never overflows (1 / (1 + exp(-x)) does for x < -710).
+    """
+    return x * 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def rms_norm(x, gain, eps=1e-6):
+    """[..., d], [d] -> [..., d]: RMSNorm(x) = x / sqrt(mean(x^2) + eps) * gain, over the last axis.
+
+    LayerNorm without the mean subtracted and without beta: each token's vector is divided by its root
+    mean square. eps=1e-6 is LLaMA's (Mistral and Qwen use 1e-5 or 1e-6; Gemma multiplies by 1 + gain).
+    """
+    x = as_float_array(x, "x", min_ndim=1)
+    gain = _check_vector(gain, "gain", x.shape[-1], "d")
+    eps = _check_eps(eps)
+    rms = np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps)  # [..., 1]: one root mean square per token
+    return x / rms * gain
+
+
+def swiglu(x, w_gate, w_up, w_down):
+    """[..., n, d_model] -> [..., n, d_model]: SwiGLU(x) = (SiLU(x W_gate) * (x W_up)) W_down, no biases.
+
+    w_gate and w_up are [d_model, d_ff], w_down [d_ff, d_model]; LLaMA takes d_ff about 8/3 d_model
+    (rounded up to a multiple of 256), so the three matrices hold as many weights as GELU's two of 4 d_model.
+    """
+    x = as_float_array(x, "x", min_ndim=1)
+    w_gate, w_up = as_float_array(w_gate, "w_gate", min_ndim=2), as_float_array(w_up, "w_up", min_ndim=2)
+    w_down = as_float_array(w_down, "w_down", min_ndim=2)
+    d_model = x.shape[-1]
+    if w_gate.shape[0] != d_model or w_up.shape != w_gate.shape or w_down.shape != (w_gate.shape[1], d_model):
+        raise ValueError(
+            f"w_gate {w_gate.shape}, w_up {w_up.shape} and w_down {w_down.shape} do not fit x with"
+            f" d_model={d_model}: w_gate and w_up must be [d_model, d_ff] and w_down [d_ff, d_model]"
+        )
+    hidden = silu(x @ w_gate) * (x @ w_up)  # [..., n, d_model] x [d_model, d_ff] -> [..., n, d_ff], twice
+    return hidden @ w_down  # [..., n, d_ff] x [d_ff, d_model] -> [..., n, d_model]

@@ -23,6 +23,9 @@ from attn_lib.block import (
     init_block_params,
     layer_norm,
     relu,
+    rms_norm,
+    silu,
+    swiglu,
     transformer_block,
 )
 from attn_lib.models import bert
@@ -257,3 +260,69 @@ def test_torch_default_activation_is_relu_so_the_comparison_names_it():
         expected = relu_torch(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(transformer_block(x, params, 2, activation="relu")[0], expected, atol=1e-5)
     assert np.abs(transformer_block(x, params, 2)[0] - expected).max() > 1e-3  # GELU is not ReLU
+
+
+# --- RMSNorm and SwiGLU (notebook 07's "what today's models use", notebook 13's real model) ---------
+
+
+def test_rms_norm_matches_a_loop_spec_and_keeps_float32():
+    rng = np.random.default_rng(20)
+    x, gain = rng.normal(1.0, 2.0, (3, 4, 7)), rng.normal(1.0, 0.3, 7)  # sizes all different
+    out = rms_norm(x, gain, eps=1e-6)
+    for i, j in np.ndindex(3, 4):
+        row = x[i, j]
+        expected = [row[c] / math.sqrt(sum(v * v for v in row) / 7 + 1e-6) * gain[c] for c in range(7)]
+        np.testing.assert_allclose(out[i, j], expected, rtol=1e-12)
+    assert rms_norm(x.astype(np.float32), gain.astype(np.float32)).dtype == np.float32
+    assert np.allclose(rms_norm(np.zeros((2, 7)), gain), 0)  # a zero token stays 0, not NaN (eps)
+
+
+def test_rms_norm_is_layer_norm_of_a_zero_mean_vector():
+    x = np.random.default_rng(21).normal(size=(5, 8))
+    x -= x.mean(axis=-1, keepdims=True)  # mean 0: RMS = standard deviation
+    np.testing.assert_allclose(rms_norm(x, np.ones(8), 1e-6), layer_norm(x, np.ones(8), np.zeros(8), 1e-6))
+
+
+def test_swiglu_matches_a_loop_spec():
+    rng = np.random.default_rng(22)
+    d_model, d_ff = 6, 16
+    x = rng.normal(size=(2, 5, d_model))
+    w_gate, w_up, w_down = (
+        rng.normal(size=(d_model, d_ff)),
+        rng.normal(size=(d_model, d_ff)),
+        rng.normal(size=(d_ff, d_model)),
+    )
+    out = swiglu(x, w_gate, w_up, w_down)
+    for b, i in np.ndindex(2, 5):
+        gate, up = x[b, i] @ w_gate, x[b, i] @ w_up
+        hidden = [g / (1 + math.exp(-g)) * u for g, u in zip(gate, up, strict=True)]
+        np.testing.assert_allclose(out[b, i], np.array(hidden) @ w_down, rtol=1e-10)
+    assert np.isfinite(silu(np.array([-1000.0, 1000.0]))).all()  # the gate never overflows
+
+
+def test_rms_norm_and_swiglu_bad_input_is_named():
+    with pytest.raises(ValueError, match="gain has shape"):
+        rms_norm(np.ones((2, 4)), np.ones(3))
+    with pytest.raises(ValueError, match="eps must be"):
+        rms_norm(np.ones((2, 4)), np.ones(4), eps=0)
+    with pytest.raises(ValueError, match="w_gate .* do not fit x"):
+        swiglu(np.ones((2, 4)), np.ones((4, 8)), np.ones((4, 8)), np.ones((4, 8)))
+
+
+@pytest.mark.parametrize("dtype, tol", [(np.float32, 1e-5), (np.float64, 1e-12)])
+def test_rms_norm_and_swiglu_match_torch(dtype, tol):
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    rng = np.random.default_rng(23)
+    d_model, d_ff = 8, 24
+    x = rng.normal(size=(2, 5, d_model)).astype(dtype)
+    gain = rng.normal(1.0, 0.2, d_model).astype(dtype)
+    expected = F.rms_norm(torch.from_numpy(x), (d_model,), torch.from_numpy(gain), eps=1e-6).numpy()
+    np.testing.assert_allclose(rms_norm(x, gain, eps=1e-6), expected, rtol=0, atol=tol)
+    w_gate, w_up = rng.normal(size=(2, d_model, d_ff)).astype(dtype)
+    w_down = rng.normal(size=(d_ff, d_model)).astype(dtype)
+    t = torch.from_numpy
+    expected = ((F.silu(t(x) @ t(w_gate)) * (t(x) @ t(w_up))) @ t(w_down)).numpy()
+    got = swiglu(x, w_gate, w_up, w_down)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, expected, rtol=10 * tol, atol=10 * tol)

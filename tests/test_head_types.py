@@ -6,7 +6,14 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from attn_lib.i18n import t
-from attn_lib.models.head_types import HEAD_TYPES, count_head_types, head_type_scores, head_types
+from attn_lib.models.head_types import (
+    HEAD_TYPES,
+    band_marks,
+    band_scores,
+    count_head_types,
+    head_type_scores,
+    head_types,
+)
 from attn_lib.pictures.head_types import TYPE_COLORS, plot_head_types
 
 
@@ -117,7 +124,7 @@ def test_the_grid_frames_each_head_in_its_types_colour_and_counts_them(lang):
         assert (spine.get_linewidth() > 1) == (kind != "other")
     (legend,) = fig.legends
     counts = count_head_types(types)
-    assert [text.get_text() for text in legend.get_texts()] == [
+    assert [text.get_text() for text in legend.get_texts()][: len(HEAD_TYPES)] == [
         t(f"heads.{kind}", lang, count=counts[kind], threshold=0.5) for kind in HEAD_TYPES
     ]
     assert axes[0, 0].get_title() == t("head_title", lang, i=1) and axes[1, 0].get_ylabel() == t(
@@ -129,3 +136,70 @@ def test_the_grid_frames_each_head_in_its_types_colour_and_counts_them(lang):
 def test_the_legend_states_the_threshold_used():
     fig = plot_head_types(built_heads(), threshold=0.4, lang="en")
     assert "0.4" in fig.legends[0].get_texts()[0].get_text()
+
+
+# --- the diagonal bands in the weight that is not parked ------------------------------------------------
+
+
+def loop_band_scores(weights, width=2):
+    """band_scores as plain loops: drop [CLS] and [SEP], rescale each row, average the band over the rows."""
+    n_layers, n_heads, n, _ = weights.shape
+    scores = {name: np.zeros((n_layers, n_heads)) for name in ("behind", "ahead")}
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            rows = []
+            for i in range(1, n - 1):
+                rest = [weights[layer, head, i, j] for j in range(1, n - 1)]
+                if sum(rest) > 1e-12:
+                    rows.append((i, {j: weights[layer, head, i, j] / sum(rest) for j in range(1, n - 1)}))
+            for name, sign in (("behind", -1), ("ahead", 1)):
+                on = [sum(row.get(i + sign * d, 0.0) for d in range(1, width + 1)) for i, row in rows]
+                scores[name][layer, head] = sum(on) / max(len(on), 1)
+    return scores
+
+
+@pytest.mark.parametrize(("shape", "seed"), [((2, 3, 6, 6), 3), ((1, 2, 9, 9), 4), ((1, 1, 3, 3), 5)])
+def test_the_band_scores_are_the_plain_loops(shape, seed):
+    weights = random_weights(shape, seed)
+    got, expected = band_scores(weights), loop_band_scores(weights)
+    for name in expected:
+        np.testing.assert_allclose(got[name], expected[name], atol=1e-12, err_msg=name)
+
+
+def parked_with_a_band(n=8, parked=0.6, offset=-1):
+    """One head that parks `parked` on [CLS] and puts the rest on key i + offset (where there is one)."""
+    w = np.zeros((n, n))
+    for i in range(n):
+        j = i + offset
+        if 1 <= j < n - 1 and 1 <= i < n - 1:
+            w[i, 0], w[i, j] = parked, 1 - parked
+        else:
+            w[i, 0] = 1.0
+    return w[None, None]  # [1, 1, n, n]
+
+
+def test_a_head_that_parks_can_still_hold_a_band_and_the_grid_marks_it():
+    behind, ahead = parked_with_a_band(offset=-1), parked_with_a_band(offset=2)
+    weights = np.concatenate([behind, ahead, parked_with_a_band(offset=4)], axis=1)  # [1, 3, n, n]
+    assert list(head_types(weights)[0]) == ["special"] * 3  # the frame alone says only "parks"
+    assert list(band_marks(weights)[0]) == ["behind", "ahead", ""]  # offset 4 is outside the band of 2
+    fig = plot_head_types(weights, lang="en")
+    marked = [[line.get_marker() for line in ax.get_lines() if line.get_gid() == "band"] for ax in fig.axes[:3]]
+    assert marked == [["<"], [">"], []]
+    texts = [text.get_text() for text in fig.legends[0].get_texts()]
+    assert texts[-2:] == [
+        t("heads.band_behind", "en", count=1, threshold=0.5),
+        t("heads.band_ahead", "en", count=1, threshold=0.5),
+    ]
+    assert not [ln for ax in plot_head_types(weights, bands=False).axes for ln in ax.get_lines()]
+
+
+def test_a_previous_token_head_gets_no_second_mark():
+    n = 6
+    w = np.zeros((1, 1, n, n))
+    w[0, 0, 0, 0] = 1.0
+    for i in range(1, n):
+        w[0, 0, i, i - 1] = 1.0
+    assert head_types(w)[0, 0] == "previous" and band_marks(w)[0, 0] == "behind"
+    fig = plot_head_types(w)
+    assert not [line for line in fig.axes[0].get_lines() if line.get_gid() == "band"]

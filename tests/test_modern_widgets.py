@@ -147,3 +147,21 @@ def test_bad_arguments_are_named():
         window_widget(n=500)
     with pytest.raises(ValueError, match="lang='fr'"):
         window_widget(lang="fr")
+
+
+def test_kv_heads_widget_draws_the_future_grey_and_hatched_like_every_heatmap(english):
+    """Issue 26: the causal cells were white (weight 0 in Blues); the course draws masked cells grey, hatched."""
+    from matplotlib.colors import to_rgb
+
+    from attn_lib.pictures.heatmaps import MASK_FACE, MASK_HATCH
+
+    w = kv_heads_widget()
+    figure = w._figures[next(iter(w._figures))]
+    n = len(w.tokens)
+    for image in figure.images:
+        assert (np.ma.getmaskarray(image.get_array()) == ~causal_mask(n)).all()  # exactly the future is masked
+    hatched = [p for ax in figure.fig.axes for p in ax.patches if p.get_hatch() == "///"]
+    assert len(hatched) == 8 * n * (n - 1) // 2 and all(p.get_edgecolor()[:3] == to_rgb(MASK_HATCH) for p in hatched)
+    pixels = np.asarray(Image.open(io.BytesIO(w.image.value)).convert("RGB")).astype(int)
+    grey = (np.abs(pixels - np.array(to_rgb(MASK_FACE)) * 255).sum(axis=-1) < 12).sum()
+    assert grey > 1000  # the masked cells are painted grey in the picture a reader sees

@@ -366,8 +366,14 @@ def test_plots_draw_in_both_languages(corpus, trained):
             lang=lang,
         )
         assert fig.axes[1].get_title() == t("tiny.attention_training_title", lang)
+        loss_axis, attention_axis, accuracy_axis = fig.axes  # the twin axis comes last
+        assert loss_axis.get_yscale() == "log"  # as the live curve of the notebook's first cell
+        today_colour = attention_axis.get_lines()[0].get_color()
+        assert accuracy_axis.get_lines()[0].get_color() != today_colour  # one colour, one meaning
         fig = plot_ablation(1.0, 0.05, 0.99, 1 / 18, lang=lang)
         assert fig.axes[0].get_ylabel() == t("tiny.test_accuracy", lang)
+        labels = [text.get_text() for text in fig.axes[0].texts if text.get_gid() == "chance_label"]
+        assert labels == [t("tiny.chance_value", lang, chance=1 / 18)] and "0.056" in labels[0]
         fig.canvas.draw()  # renders every label: a missing glyph would raise (conftest)
     with pytest.raises(ValueError, match="tokens has 2 entries"):
         plot_blank_attention(weights, tokens[:2])

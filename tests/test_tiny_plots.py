@@ -7,6 +7,7 @@ from matplotlib.colors import to_rgba
 
 from attn_lib.i18n import t
 from attn_lib.pictures.training_plots import (
+    ACCURACY_COLOR,
     OTHER_COLOR,
     TODAY_COLOR,
     YESTERDAY_COLOR,
@@ -62,7 +63,7 @@ def test_the_training_curves_name_their_lines(lang):
     left, right = fig.axes[0], fig.axes[1]
     assert entries(left.get_legend()) == {
         t("tiny.loss", lang): to_rgba("black"),
-        t("tiny.validation_accuracy", lang): to_rgba(TODAY_COLOR),
+        t("tiny.validation_accuracy", lang): to_rgba(ACCURACY_COLOR),
     }
     assert entries(right.get_legend()) == {
         t("tiny.to_today", lang): to_rgba(TODAY_COLOR),
@@ -76,8 +77,8 @@ def test_the_live_curve_names_its_lines_and_the_target(lang):
     fig = plot_progress([0, 1, 2], [6.0, 5.0, 4.0], [0], [0.1], 300, target=0.99, lang=lang)
     assert entries(fig.axes[0].get_legend()) == {
         t("tiny.loss", lang): to_rgba("black"),
-        t("tiny.validation_accuracy", lang): to_rgba(TODAY_COLOR),
-        t("tiny.legend_target", lang, target=0.99): to_rgba(TODAY_COLOR),
+        t("tiny.validation_accuracy", lang): to_rgba(ACCURACY_COLOR),
+        t("tiny.legend_target", lang, target=0.99): to_rgba(ACCURACY_COLOR),
     }
     fig.canvas.draw()
     without_target = plot_progress([0, 1], [6.0, 5.0], [0], [0.1], 300, lang=lang)

@@ -18,7 +18,7 @@ from attn_lib.i18n import STRINGS, set_language
 from attn_lib.pictures.fast_figures import DPI, cat_figure, still_png
 from attn_lib.pictures.heatmaps import MASK_FACE, MASK_TEXT, format_weight
 from attn_lib.widgets import dk_widget, heads_widget, mask_widget, setup_check_widget
-from attn_lib.widgets.attention import D_K_OPTIONS, MAX_TOKENS, heads_mosaic
+from attn_lib.widgets.attention import D_K_OPTIONS, MAX_TOKENS, heads_grid, heads_mosaic
 
 ALL_WIDGETS = {
     "dk": dk_widget,
@@ -598,3 +598,22 @@ def test_heads_widget_keeps_a_bounded_number_of_layouts(english):
     w.controls["n_heads"].value = options[-2]
     w.controls["n_heads"].value = options[-1]
     assert w._figures[(options[-1], "en")] is first  # a recent layout is reused, not rebuilt
+
+
+def test_the_heads_widget_frames_the_highlighted_row_in_every_head_and_on_top_of_the_cells(english):
+    """Notebook 06 frames the row of "it": one red frame per head, around that row, still red after a repaint."""
+    w = heads_widget(d_model=48, tokens=examples.ANIMAL_TOKENS, highlight="it")
+    row = examples.ANIMAL_TOKENS.index("it")
+    for h in (1, 4, 16):
+        w.controls["n_heads"].value = h
+        figure = w._figures[(h, "en")]
+        frames = [p for p in figure.fig.axes[0].patches if p.get_gid() == "highlight"]
+        assert len(frames) == h
+        n, (_, _, gap_y) = len(w.tokens), heads_grid(h, len(w.tokens))
+        assert {round(frame.get_y() + 0.5 - gap_y) % (n + gap_y) for frame in frames} == {row}  # the row of "it"
+    pixels = np.asarray(Image.open(io.BytesIO(w.image.value)).convert("RGB")).astype(int)
+    red = (np.abs(pixels - [214, 39, 40]).sum(axis=-1) < 60).sum()  # tab:red
+    plain = np.asarray(Image.open(io.BytesIO(heads_widget(d_model=48, tokens=examples.ANIMAL_TOKENS).image.value)))
+    assert red > 200 and red > (np.abs(plain[..., :3].astype(int) - [214, 39, 40]).sum(axis=-1) < 60).sum() + 200
+    with pytest.raises(ValueError, match="highlight must be one of the tokens"):
+        heads_widget(tokens=examples.ANIMAL_TOKENS, highlight="dog")

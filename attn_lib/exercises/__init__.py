@@ -28,8 +28,11 @@ One module per notebook or topic, and the machinery beside them:
     attention   notebooks 04-05: softmax, the scaled scores, the whole formula, the causal mask, attention
     multihead   notebook 06: split the heads, multi-head attention, the parameter count
     position    notebook 07: the sinusoidal table, attention with RoPE, layer norm
+    training    notebook 08: the ablation mask that hides one token
     capstone    notebook 09: your attention function inside the real model
+    efficient   notebook 10: one update of the online softmax
     modern      notebook 11: grouped-query attention, the sliding-window mask, the KV-cache size
+    budget      notebook 11: how many conversations fit beside a model's weights
     generation  notebook 12: temperature, top-k, top-p, writing with the KV cache
     diagnose    running a learner's function safely, comparing, the verdict line (`Result`)
     mistakes    the classic mistakes written as formulas, to name the one a wrong answer matches
@@ -61,6 +64,10 @@ from attn_lib.exercises.basics import (
     run_qkv_checks,
     run_relevance_scores_checks,
 )
+from attn_lib.exercises.budget import (
+    check_conversations,
+    run_conversations_checks,
+)
 from attn_lib.exercises.capstone import (
     check_in_real_model,
     run_in_real_model_checks,
@@ -70,6 +77,10 @@ from attn_lib.exercises.counting import (
     check_window_counts,
     run_next_token_probabilities_checks,
     run_window_counts_checks,
+)
+from attn_lib.exercises.efficient import (
+    check_online_update,
+    run_online_update_checks,
 )
 from attn_lib.exercises.generation import (
     check_cached_generation,
@@ -104,6 +115,10 @@ from attn_lib.exercises.position import (
     run_layer_norm_checks,
     run_rope_checks,
     run_sinusoidal_encoding_checks,
+)
+from attn_lib.exercises.training import (
+    check_hide_mask,
+    run_hide_mask_checks,
 )
 
 __all__ = [
@@ -157,4 +172,10 @@ __all__ = [
     "run_top_k_checks",
     "run_top_p_checks",
     "run_cached_generation_checks",
+    "check_hide_mask",
+    "run_hide_mask_checks",
+    "check_online_update",
+    "run_online_update_checks",
+    "check_conversations",
+    "run_conversations_checks",
 ]

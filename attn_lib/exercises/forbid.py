@@ -12,7 +12,7 @@ import os
 import sys
 
 from attn_lib import core, efficient, grouped, multihead, sampling, sliding_window
-from attn_lib.models import generation, ngram
+from attn_lib.models import generation, ngram, tiny_model
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
     "scaled_dot_product_attention",
@@ -38,6 +38,7 @@ _DOING_THE_WORK_OF = {
     "top_k_filter": ("top_k_filter", "sampling_distribution", "sample"),
     "top_p_filter": ("top_p_filter", "sampling_distribution", "sample"),
     "generate": ("generate", "write"),
+    "attention_mask": ("attention_mask",),
 }
 FORBIDDABLE = tuple(_DOING_THE_WORK_OF)
 
@@ -51,6 +52,7 @@ _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.models.ngram.": ("count_next_tokens",),
     "attn_lib.sampling.": ("apply_temperature", "top_k_filter", "top_p_filter", "sampling_distribution", "sample"),
     "attn_lib.models.generation.": ("generate", "write"),
+    "attn_lib.models.tiny_model.": ("attention_mask",),
 }
 
 
@@ -86,6 +88,7 @@ def _public_codes():
         "sample": (sampling.sample,),
         "generate": (generation.generate,),
         "write": (generation.write,),
+        "attention_mask": (tiny_model.attention_mask,),
     }
     return {name: {f.__code__: public_name(name) for f in fs} for name, fs in functions.items()}
 

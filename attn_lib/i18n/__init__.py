@@ -10,7 +10,8 @@ English and Chinese side by side, so that a sentence changed in one language is 
     models               the model fetcher's messages (attn_lib.models.fetch)
     exercises_shared     the diagnoses several checkers share (attn_lib.exercises.diagnose, .mistakes)
     exercises_<topic>    each checker module's own words (counting, basics, attention, multihead,
-                         position, capstone, modern, generation)
+                         position, capstone, modern, generation, training, efficient,
+                         budget)
 
 Nothing else hard-codes UI text. Pick the language per call with ``lang="zh"``, or once per notebook with
 ``set_language("zh")``; ``t(key, **fields)`` fills in the ``{fields}``.
@@ -20,13 +21,16 @@ from attn_lib.i18n import (
     diagrams,
     exercises_attention,
     exercises_basics,
+    exercises_budget,
     exercises_capstone,
     exercises_counting,
+    exercises_efficient,
     exercises_generation,
     exercises_modern,
     exercises_multihead,
     exercises_position,
     exercises_shared,
+    exercises_training,
     generation,
     models,
     plots,
@@ -51,6 +55,9 @@ AREAS = (
     exercises_capstone,
     exercises_modern,
     exercises_generation,
+    exercises_training,
+    exercises_efficient,
+    exercises_budget,
 )
 
 

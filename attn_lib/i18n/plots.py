@@ -53,6 +53,7 @@ STRINGS = {
     "tiny.hide_today": ("today-city hidden", "掩码掉今天的城市"),
     "tiny.hide_yesterday": ("yesterday-city hidden", "掩码掉昨天的城市"),
     "tiny.chance": ("a blind guess", "盲猜"),
+    "tiny.chance_value": ("a blind guess: {chance:.3f}", "盲猜：{chance:.3f}"),
     "tiny.ablation_title": ("Hide one city from the model", "把一个城市掩码掉"),
     "tiny.checkpoint_title": ("Where the blank looks after {step} training steps", "训练 {step} 步后，空白处在看哪里"),
     "tiny.checkpoint_info": (
@@ -79,6 +80,14 @@ STRINGS = {
         "停靠在“[CLS]”“[SEP]”上的头（{count} 个）：两者合计的平均权重 ≥ {threshold:g}",
     ),
     "heads.other": ("none of these ({count})", "都不是（{count} 个）"),
+    "heads.band_behind": (
+        "a band behind ({count}): of the weight not on [CLS]/[SEP], ≥ {threshold:g} on keys i − 1, i − 2",
+        "向后的斜带（{count} 个）：不在“[CLS]”“[SEP]”上的权重里，≥ {threshold:g} 落在键 i − 1、i − 2 上",
+    ),
+    "heads.band_ahead": (
+        "a band ahead ({count}): of the weight not on [CLS]/[SEP], ≥ {threshold:g} on keys i + 1, i + 2",
+        "向前的斜带（{count} 个）：不在“[CLS]”“[SEP]”上的权重里，≥ {threshold:g} 落在键 i + 1、i + 2 上",
+    ),
     "heads.grid_title": (
         "All {count} heads on one sentence (rows: layers, columns: heads), framed by type",
         "同一句话上的全部 {count} 个头（行：层，列：头），边框颜色表示类型",

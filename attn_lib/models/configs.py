@@ -97,3 +97,135 @@ OPT_13B = AttentionConfig(
 
 #: The configurations notebook 11 compares, multi-head first.
 CONFIGS = (LLAMA2_7B, OPT_13B, LLAMA2_70B, MISTRAL_7B, FALCON_7B)
+
+
+# --- the other lines of a config: the norm, the feed-forward network, RoPE (notebooks 07 and 11) -------
+
+
+@dataclass(frozen=True)
+class BlockConfig:
+    """The lines of a model's config around attention: norm, feed-forward network, position encoding."""
+
+    name: str
+    d_model: int
+    d_ff: int  # the feed-forward network's hidden size (intermediate_size)
+    norm: str  # "LayerNorm" or "RMSNorm"
+    norm_eps: float
+    ffn: str  # "GELU" (two matrices), "SwiGLU" or "GeGLU" (three: gate, up, down)
+    ffn_bias: bool  # biases in the feed-forward network
+    position: str  # "learned" or "RoPE"
+    rope_theta: float | None  # RoPE's base (10000 in RoFormer; None without RoPE)
+    rope_scaling: str | None  # how the RoPE angles are stretched beyond the trained context (None: not at all)
+    context: int  # tokens (the longest the config allows)
+    source: str
+    rope_original_context: int | None = None  # the context the stretch starts from (with rope_scaling)
+
+    @property
+    def ffn_matrices(self):
+        """2 for GELU (W_1, W_2), 3 for a gated network (W_gate, W_up, W_down)."""
+        return 2 if self.ffn == "GELU" else 3
+
+
+GPT2_SMALL_BLOCK = BlockConfig(
+    name="GPT-2 small",
+    d_model=768,
+    d_ff=3072,
+    norm="LayerNorm",
+    norm_eps=1e-5,
+    ffn="GELU",
+    ffn_bias=True,
+    position="learned",
+    rope_theta=None,
+    rope_scaling=None,
+    context=1024,
+    source="config.json of openai-community/gpt2 (n_embd 768, n_inner null = 4 x 768, layer_norm_epsilon 1e-05,"
+    " n_positions 1024); Radford et al. 2019",
+)
+
+LLAMA2_7B_BLOCK = BlockConfig(
+    name="Llama 2 7B",
+    d_model=4096,
+    d_ff=11008,
+    norm="RMSNorm",
+    norm_eps=1e-5,
+    ffn="SwiGLU",
+    ffn_bias=False,
+    position="RoPE",
+    rope_theta=10000.0,
+    rope_scaling=None,
+    context=4096,
+    source="config.json of meta-llama/Llama-2-7b-hf (intermediate_size 11008, rms_norm_eps 1e-05, hidden_act silu);"
+    " Touvron et al. 2023, LLaMA, section 2.2 (RMSNorm, SwiGLU with 2/3 4d, RoPE)",
+)
+
+MISTRAL_7B_BLOCK = BlockConfig(
+    name="Mistral 7B",
+    d_model=4096,
+    d_ff=14336,
+    norm="RMSNorm",
+    norm_eps=1e-5,
+    ffn="SwiGLU",
+    ffn_bias=False,
+    position="RoPE",
+    rope_theta=10000.0,
+    rope_scaling=None,
+    context=8192,
+    source="Jiang et al. 2023, Mistral 7B, Table 1 (dim 4096, hidden_dim 14336); config.json of"
+    " mistralai/Mistral-7B-v0.1 (rms_norm_eps 1e-05, rope_theta 10000.0)",
+)
+
+LLAMA31_8B_BLOCK = BlockConfig(
+    name="Llama 3.1 8B",
+    d_model=4096,
+    d_ff=14336,
+    norm="RMSNorm",
+    norm_eps=1e-5,
+    ffn="SwiGLU",
+    ffn_bias=False,
+    position="RoPE",
+    rope_theta=500000.0,
+    rope_scaling="llama3 ×8",
+    context=131072,
+    source="config.json of meta-llama/Llama-3.1-8B (intermediate_size 14336, rope_theta 500000.0, rope_scaling"
+    " {rope_type llama3, factor 8.0, low_freq_factor 1.0, high_freq_factor 4.0, original_max_position_embeddings"
+    " 8192}, max_position_embeddings 131072)",
+    rope_original_context=8192,
+)
+
+QWEN2_7B_BLOCK = BlockConfig(
+    name="Qwen2 7B",
+    d_model=3584,
+    d_ff=18944,
+    norm="RMSNorm",
+    norm_eps=1e-6,
+    ffn="SwiGLU",
+    ffn_bias=False,
+    position="RoPE",
+    rope_theta=1000000.0,
+    rope_scaling="YaRN ×4",
+    context=32768,
+    source="config.json of Qwen/Qwen2-7B-Instruct (hidden_size 3584, intermediate_size 18944, rms_norm_eps 1e-06,"
+    " rope_theta 1000000.0, max_position_embeddings 32768; q, k, v projections with biases, the MLP without);"
+    " its model card adds rope_scaling {type yarn, factor 4.0, original_max_position_embeddings 32768}"
+    " for inputs beyond 32,768 tokens (the stretch is not in the released config.json)",
+    rope_original_context=32768,
+)
+
+GEMMA_7B_BLOCK = BlockConfig(
+    name="Gemma 7B",
+    d_model=3072,
+    d_ff=24576,
+    norm="RMSNorm",
+    norm_eps=1e-6,
+    ffn="GeGLU",
+    ffn_bias=False,
+    position="RoPE",
+    rope_theta=10000.0,
+    rope_scaling=None,
+    context=8192,
+    source="Gemma Team 2024, Gemma, section 2 (RMSNorm, GeGLU, RoPE, 8192 tokens); config.json of google/gemma-7b"
+    " (hidden_size 3072, intermediate_size 24576, rms_norm_eps 1e-06)",
+)
+
+#: GPT-2 small, then today's models (notebook 07's table, notebook 11's config lines).
+BLOCK_CONFIGS = (GPT2_SMALL_BLOCK, LLAMA2_7B_BLOCK, MISTRAL_7B_BLOCK, LLAMA31_8B_BLOCK, QWEN2_7B_BLOCK, GEMMA_7B_BLOCK)

@@ -14,6 +14,10 @@ not what a head is for.
 
     types = head_types(out.attentions)            # [L, h] of "previous", "next", "special", "other"
     plot_head_types(out.attentions, types)        # an L x h grid of small attention maps, framed by type
+
+A second look, `band_marks`, asks what a head does with the weight it does not park on [CLS]/[SEP]: a
+head filed as "parks" can still hold a diagonal band (most of the rest on the keys just before or after
+the query), which the frame alone would hide; the grid marks those heads.
 """
 
 import numpy as np
@@ -85,3 +89,43 @@ def count_head_types(types):
     if unknown:
         raise ValueError(f"types must hold only {HEAD_TYPES}, got {sorted(map(str, unknown))}")
     return {kind: int((types == kind).sum()) for kind in HEAD_TYPES}
+
+
+# --- what a head does with the weight it does not park: diagonal bands -----------------------------
+
+#: The secondary marks: most of the weight that is not parked lies on the `BAND` keys just before (or after).
+BANDS = ("behind", "ahead")
+#: How many keys next to the query a band covers.
+BAND = 2
+
+
+def band_scores(attentions, width=BAND):
+    """[L, h, n, n] weights -> {"behind", "ahead": [L, h]}: where the weight that is not parked goes.
+
+    The first and the last token ([CLS] and [SEP]) are left out, as queries and as keys; each remaining row
+    is rescaled to sum to 1 (a row with nothing left is skipped) and the weight on the `width` keys just
+    before the query (i - 1 .. i - width) or just after it (i + 1 .. i + width) is averaged over the rows.
+    A head that parks most of its weight can still hold a clear diagonal band in the rest.
+    """
+    weights = check_attentions(attentions)
+    inner = weights[..., 1:-1, 1:-1]  # [L, h, m, m]: without [CLS] and [SEP], m = n - 2
+    total = inner.sum(axis=-1, keepdims=True)  # [L, h, m, 1]: the weight not parked, per query
+    kept = total[..., 0] > 1e-12  # [L, h, m]
+    rows = np.divide(inner, total, out=np.zeros_like(inner), where=total > 1e-12)  # each kept row sums to 1
+    m = inner.shape[-1]
+    offset = np.arange(m)[None, :] - np.arange(m)[:, None]  # [m, m]: key - query
+    scores = {}
+    for name, near in (("behind", (offset < 0) & (offset >= -width)), ("ahead", (offset > 0) & (offset <= width))):
+        on_band = (rows * near).sum(axis=-1)  # [L, h, m]
+        scores[name] = np.where(kept, on_band, 0.0).sum(axis=-1) / np.maximum(kept.sum(axis=-1), 1)  # [L, h]
+    return scores
+
+
+def band_marks(attentions, threshold=THRESHOLD, width=BAND):
+    """[L, h, n, n] -> [L, h] of "behind", "ahead" or "" (no band): the band holding >= threshold, if any."""
+    threshold = check_threshold(threshold)
+    scores = band_scores(attentions, width)
+    marks = np.full(scores["behind"].shape, "", dtype=object)
+    marks[scores["ahead"] >= threshold] = "ahead"
+    marks[(scores["behind"] >= threshold) & (scores["behind"] >= scores["ahead"])] = "behind"
+    return marks

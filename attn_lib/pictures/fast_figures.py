@@ -17,6 +17,7 @@ import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 from PIL import Image
 
 from attn_lib import examples
@@ -149,6 +150,8 @@ class MosaicFigure(FastFigure):
         steps = np.clip((np.where(shown, cells, 0.0) * len(self.lut)).astype(int), 0, len(self.lut) - 1)
         pixels = np.asarray(self.canvas.buffer_rgba())  # [height, width, 4]: the canvas' own memory
         pixels[top:bottom, left:right][shown] = self.lut[steps[shown]]
+        for frame in (p for ax in self.fig.axes for p in ax.patches if p.get_gid() == "highlight"):
+            self.fig.draw_artist(frame)  # a framed row (heads_figure's highlight) stays on top of the cells
         draw_numbers(self.fig, self.cells[0], mosaic)
         draw_titles(self.fig, self.titles, titles)
         return _png(self.canvas)
@@ -222,8 +225,10 @@ def _text_inches(text, points=LABEL_PT):
     return sum(1.0 if "\u2e80" <= char <= "\uffef" else 0.55 for char in text) * points / 72
 
 
-def heads_figure(h, tokens, lang, d_k):
+def heads_figure(h, tokens, lang, d_k, highlight=None):
     """-> FastFigure: h heatmaps titled "head i", drawn as one mosaic image.
+
+    `highlight` (a row index, or None) frames that query's row in every head.
 
     One axes and plain text labels instead of h axes with ticks: matplotlib builds it in a fraction
     of the time `plotting.plot_heads` needs, which matters because every new h needs a new layout.
@@ -266,6 +271,9 @@ def heads_figure(h, tokens, lang, d_k):
             fontsize=LABEL_PT,
             gid="label",
         )
+        if highlight is not None:  # frame one query's row in every head
+            frame = Rectangle((x0 - 0.5, y0 + highlight - 0.5), n, 1, fill=False, edgecolor="tab:red", linewidth=2)
+            ax.add_patch(frame).set_gid("highlight")  # drawn again over the painted cells (MosaicFigure.render)
         for a in range(n):
             labelled = a % every == 0
             if annotate:

@@ -14,6 +14,7 @@ from attn_lib.i18n import t
 from attn_lib.pictures.heatmaps import use_cjk_font
 
 TODAY_COLOR, YESTERDAY_COLOR, OTHER_COLOR = "#d95f02", "#7570b3", "#b3cde3"
+ACCURACY_COLOR = "#1b9e77"  # the validation accuracy: not the today-city's orange, which the attention panels use
 
 
 def plot_blank_attention(weights, tokens, today=None, yesterday=None, *, title=None, lang=None):
@@ -83,13 +84,15 @@ def plot_training(steps, loss, validation_accuracy, checkpoint_steps, today_weig
         )
     fig = Figure(figsize=(10, 3.4), layout="constrained")
     left, right = fig.subplots(1, 2)
-    left.plot(steps, loss, color="black", label=t("tiny.loss", lang))
+    left.semilogy(steps, np.maximum(loss, 1e-8), color="black", label=t("tiny.loss", lang))  # as plot_progress
     left.set_xlabel(t("tiny.step_axis", lang))
     left.set_ylabel(t("tiny.loss", lang))
     twin = left.twinx()
-    twin.plot(steps, accuracy, color=TODAY_COLOR, marker="o", markersize=3, label=t("tiny.validation_accuracy", lang))
+    twin.plot(
+        steps, accuracy, color=ACCURACY_COLOR, marker="o", markersize=3, label=t("tiny.validation_accuracy", lang)
+    )
     twin.set_ylim(0, 1.02)
-    twin.set_ylabel(t("tiny.validation_accuracy", lang))
+    twin.set_ylabel(t("tiny.validation_accuracy", lang), color=ACCURACY_COLOR)
     left.set_title(t("tiny.training_title", lang))
     left.legend(handles=left.get_lines() + twin.get_lines(), loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     right.plot(ckpt, today, color=TODAY_COLOR, marker="o", markersize=3, label=t("tiny.to_today", lang))
@@ -114,9 +117,12 @@ def plot_ablation(full, without_today, without_yesterday, chance, *, lang=None):
     fig = Figure(figsize=(5.5, 3.2), layout="constrained")
     ax = fig.subplots()
     bars = ax.bar(labels, values, color=[OTHER_COLOR, YESTERDAY_COLOR, TODAY_COLOR])
-    ax.bar_label(bars, fmt="%.2f")
+    for bar, value in zip(bars, values, strict=True):  # a value near the chance line goes above the line's label
+        top = value if value > chance + 0.08 else chance + 0.07
+        ax.text(bar.get_x() + bar.get_width() / 2, top + 0.01, f"{value:.3f}", ha="center", va="bottom")
     ax.axhline(chance, color="black", linestyle="--", linewidth=1)
-    ax.text(-0.4, chance + 0.02, t("tiny.chance", lang), ha="left", va="bottom", fontsize=9)
+    label = t("tiny.chance_value", lang, chance=chance)
+    ax.text(2.4, chance + 0.01, label, ha="right", va="bottom", fontsize=9, gid="chance_label")
     ax.set_ylim(0, 1.1)
     ax.set_ylabel(t("tiny.test_accuracy", lang))
     ax.set_title(t("tiny.ablation_title", lang))
@@ -146,15 +152,19 @@ def plot_progress(steps, loss, eval_steps, validation_accuracy, max_steps, targe
     ax.set_xlim(0, max(10.0, steps[-1]) * 1.05)
     twin = ax.twinx()
     twin.plot(
-        eval_steps, accuracy, color=TODAY_COLOR, marker="o", markersize=3, label=t("tiny.validation_accuracy", lang)
+        eval_steps, accuracy, color=ACCURACY_COLOR, marker="o", markersize=3, label=t("tiny.validation_accuracy", lang)
     )
     if target is not None:
         target = float(target)
         twin.axhline(
-            target, color=TODAY_COLOR, linestyle="--", linewidth=1, label=t("tiny.legend_target", lang, target=target)
+            target,
+            color=ACCURACY_COLOR,
+            linestyle="--",
+            linewidth=1,
+            label=t("tiny.legend_target", lang, target=target),
         )
     twin.set_ylim(0, 1.02)
-    twin.set_ylabel(t("tiny.validation_accuracy", lang), color=TODAY_COLOR)
+    twin.set_ylabel(t("tiny.validation_accuracy", lang), color=ACCURACY_COLOR)
     ax.legend(
         handles=ax.get_lines() + twin.get_lines(), loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=3, fontsize=8
     )

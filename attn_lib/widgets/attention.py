@@ -284,7 +284,7 @@ class HeadsWidget(AttentionWidget):
 
     kind = "heads"
 
-    def __init__(self, d_model=48, tokens=None, lang=None, seed=0, max_heads=MAX_HEADS):
+    def __init__(self, d_model=48, tokens=None, lang=None, seed=0, max_heads=MAX_HEADS, highlight=None):
         d_model = check_positive_int(d_model, "d_model")
         max_heads = check_positive_int(max_heads, "max_heads")
         seed = check_seed(seed)
@@ -300,6 +300,11 @@ class HeadsWidget(AttentionWidget):
                     f" (one heatmap of n x n weights per head): pass a shorter sentence"
                 )
             self._x = rng.standard_normal((len(self.tokens), d_model))  # [n, d_model]
+        if highlight is not None and highlight not in self.tokens:
+            raise ValueError(
+                f"highlight must be one of the tokens {self.tokens} (its row is framed), got {highlight!r}"
+            )
+        self.highlight = None if highlight is None else self.tokens.index(highlight)  # the framed query row
         self.d_model = d_model
         w = init_multi_head_weights(d_model, 1, seed=seed)  # the same W_Q, W_K, W_V for every h
         # project once: changing h only changes how the d_model columns are split into heads
@@ -338,7 +343,7 @@ class HeadsWidget(AttentionWidget):
         return state["n_heads"], lang
 
     def build_figure(self, state, lang):
-        return heads_figure(state["n_heads"], self.tokens, lang, state["d_k"])
+        return heads_figure(state["n_heads"], self.tokens, lang, state["d_k"], highlight=self.highlight)
 
     def nearby_states(self, state):
         """The head counts one slider step away: a key press goes there next."""
@@ -353,9 +358,10 @@ class HeadsWidget(AttentionWidget):
         return "<p>" + html.escape(t(key, lang, **state)) + "</p>"
 
 
-def heads_widget(d_model=48, tokens=None, lang=None, seed=0, max_heads=MAX_HEADS):
+def heads_widget(d_model=48, tokens=None, lang=None, seed=0, max_heads=MAX_HEADS, highlight=None):
     """A heads slider offering only the divisors h of d_model (up to `max_heads`): one heatmap per head.
 
+    `highlight` (one of the tokens, e.g. "it") frames that query's row in every head.
     Shows d_k = d_model / h and the parameter count 4 d_model^2, which does not change with h.
     `tokens=None` uses 猫吃鱼 (the article's embeddings, standardised, projected to d_model by a seeded random
     matrix: not the course's d_k = 2 example, and its heads are random and untrained); other tokens get seeded
@@ -364,7 +370,7 @@ def heads_widget(d_model=48, tokens=None, lang=None, seed=0, max_heads=MAX_HEADS
     controls: "n_heads" (SelectionSlider). state: n_heads, d_model, d_k, n_params, tokens,
     weights ([h, n, n]), n_heatmaps (= h), error.
     """
-    return HeadsWidget(d_model=d_model, tokens=tokens, lang=lang, seed=seed, max_heads=max_heads)
+    return HeadsWidget(d_model=d_model, tokens=tokens, lang=lang, seed=seed, max_heads=max_heads, highlight=highlight)
 
 
 # --- the setup check (notebook 00) ------------------------------------------------------------

@@ -18,8 +18,10 @@ once; a move repaints the heatmaps and titles only.
 import html
 
 import ipywidgets
+import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from attn_lib import examples
 from attn_lib._checks import check_heads_divide, check_positive_int, check_seed, divisors
@@ -29,7 +31,7 @@ from attn_lib.i18n import t
 from attn_lib.models.configs import LLAMA2_7B
 from attn_lib.multihead import split_heads
 from attn_lib.pictures.fast_figures import FastFigure
-from attn_lib.pictures.heatmaps import use_cjk_font
+from attn_lib.pictures.heatmaps import MASK_FACE, MASK_HATCH, masked_legend_handle, use_cjk_font
 from attn_lib.sliding_window import receptive_field, receptive_field_mask, sliding_window_mask
 from attn_lib.widgets.shell import AttentionWidget, _language, check_tokens
 
@@ -128,17 +130,23 @@ class KVHeadsWidget(AttentionWidget):
         nrows = -(-h // ncols)
         fig = Figure(figsize=(2.35 * ncols + 0.9, 2.35 * nrows + 0.9), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False)
-        image = None
+        image, hidden = None, ~self._mask  # the future: grey and hatched, as in every heatmap of the course
+        colours = matplotlib.colormaps["Blues"].with_extremes(bad=MASK_FACE)
         for index, ax in enumerate(axes.flat):
             if index >= h:
                 ax.set_axis_off()
                 continue
-            image = ax.imshow(np.full((n, n), 0.5), vmin=0.0, vmax=1.0, cmap="Blues")
+            image = ax.imshow(np.ma.masked_array(np.full((n, n), 0.5), mask=hidden), vmin=0.0, vmax=1.0, cmap=colours)
+            for i, j in np.argwhere(hidden):
+                ax.add_patch(
+                    Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="none", edgecolor=MASK_HATCH, hatch="///", lw=0)
+                )
             row, col = divmod(index, ncols)
             ax.set_yticks(range(n), self.tokens if col == 0 else [], fontsize=7)
             ax.set_xticks(range(n), self.tokens if row == nrows - 1 else [], fontsize=7, rotation=90)
             ax.set_title(t("head_title", lang, i=index + 1), fontsize=9)
         fig.colorbar(image, ax=axes, shrink=0.6, label=t("weight", lang))
+        fig.legend(handles=[masked_legend_handle(lang)], loc="outside lower center", frameon=False)
         title = fig.suptitle("-\n-", fontsize=10)
         return FastFigure(fig, titles=[title])
 
