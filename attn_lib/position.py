@@ -46,11 +46,17 @@ def _theta(d, base, name):
     return base ** (-np.arange(0, d, 2) / d)  # [d/2]
 
 
-def sinusoidal_encoding(n, d_model, base=BASE):
-    """(n, d_model) -> [n, d_model]: row pos is PE(pos), with sin in the even and cos in the odd columns."""
+def sinusoidal_encoding(n, d_model, base=BASE, *, start=0):
+    """(n, d_model) -> [n, d_model]: row pos is PE(pos), with sin in the even and cos in the odd columns.
+
+    `start` (keyword, default 0): the rows of positions start .. start + n - 1 only, PE[start : start + n]
+    computed without the rows before it.
+    """
     n = check_positive_int(n, "n")
+    if isinstance(start, bool) or not isinstance(start, numbers.Integral) or start < 0:
+        raise ValueError(f"start must be a non-negative integer (the first position), got {_describe(start)}")
     theta = _theta(d_model, base, "d_model")  # [d_model/2]
-    angles = np.arange(n)[:, None] * theta[None, :]  # [n, 1] x [1, d_model/2] -> [n, d_model/2]
+    angles = np.arange(start, start + n)[:, None] * theta[None, :]  # [n, 1] x [1, d_model/2] -> [n, d_model/2]
     pe = np.empty((n, d_model))
     pe[:, 0::2] = np.sin(angles)  # columns 0, 2, 4, ...
     pe[:, 1::2] = np.cos(angles)  # columns 1, 3, 5, ...

@@ -36,10 +36,21 @@ CASES = {
     "plot_heads, 12 heads x 128 tokens (one MiniLM layer)": "png(pictures.plot_heads(weights(12, 128), tokens(128)))",
     "plot_heads, 12 heads x 512 tokens": "png(pictures.plot_heads(weights(12, 512), tokens(512)))",
     "position_widget(max_offset=8192)": "widgets.position_widget(max_offset=8192)",
+    "position_widget(max_offset=16384, max_distance=512, d=256) (its limits)": (
+        "widgets.position_widget(max_offset=16384, max_distance=512, d=256)"
+    ),
     "kv_heads_widget(d_head=1024)": "widgets.kv_heads_widget(d_head=1024)",
+    "kv_heads_widget(n_heads=12, d_head=128) (its limits)": "widgets.kv_heads_widget(n_heads=12, d_head=128)",
     "window_widget(max_window=10**6)": "widgets.window_widget(max_window=10**6)",
+    "window_widget(n=128, max_window=128, max_layers=128) (its limits)": (
+        "w = widgets.window_widget(n=128, max_window=128, max_layers=128)\n"
+        "w.controls['window'].value, w.controls['layers'].value = 2, 128"
+    ),
     "draw_online_softmax_tiles, one 256-token tile": (
         "png(pictures.draw_online_softmax_tiles(256, 256, 256, 256, query_block=0))"
+    ),
+    "draw_online_softmax_tiles, 256 tokens in 32 x 32 tiles (its limits)": (
+        "png(pictures.draw_online_softmax_tiles(256, 256, 8, 8, query_block=31))"
     ),
 }
 

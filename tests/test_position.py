@@ -154,3 +154,10 @@ def test_bad_input_is_named():
         rope(np.zeros(4))
     with pytest.raises(TypeError, match="position must be a finite number"):
         rope_matrix("3", 4)
+
+
+def test_sinusoidal_encoding_from_a_start_position_is_those_rows_of_the_table():
+    full = sinusoidal_encoding(40, 8)
+    np.testing.assert_array_equal(sinusoidal_encoding(5, 8, start=35), full[35:])
+    with pytest.raises(ValueError, match="start must be a non-negative integer"):
+        sinusoidal_encoding(5, 8, start=-1)
