@@ -26,7 +26,7 @@ from attn_lib import merge_heads, multi_head_attention, scaled_dot_product_atten
 from attn_lib.examples import ANIMAL_SENTENCE
 from attn_lib.models import fetch as loader
 from attn_lib.models.bert import erf, gelu, layer_norm, mean_pooling, padding_mask
-from attn_lib.models.pretrained import reference_numbers
+from attn_lib.models.pretrained import SafetensorsFile, params_from_state_dict, reference_numbers
 
 SENTENCES = (
     ANIMAL_SENTENCE,
@@ -539,3 +539,41 @@ def test_two_processes_extracting_into_one_folder_do_not_collide(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == sorted(hashes)  # no partial file left
     for name, expected in hashes.items():
         assert loader.sha256(out / name) == expected
+
+
+# --- issue 27 item 14: the weights are read one tensor at a time, the word embeddings mapped from the file --------
+
+
+def test_safetensors_file_reads_every_tensor_as_safetensors_does(model, tmp_path):
+    load_file = pytest.importorskip("safetensors.numpy").load_file
+    expected = load_file(str(model.folder / "model.safetensors"))
+    with open(model.folder / "model.safetensors", "rb") as file:
+        tensors = SafetensorsFile(file, mapped=("embeddings.word_embeddings.weight",))
+        assert sorted(tensors) == sorted(expected) and len(tensors) == len(expected)
+        for name, value in expected.items():
+            got = tensors[name]
+            assert got.dtype == value.dtype and got.shape == value.shape, name
+            np.testing.assert_array_equal(got, value)
+        mapped = tensors["embeddings.word_embeddings.weight"]
+    assert isinstance(mapped, np.memmap) and not mapped.flags.writeable
+    np.testing.assert_array_equal(mapped[[101, 2009]], expected["embeddings.word_embeddings.weight"][[101, 2009]])
+    odd = tmp_path / "bf16.safetensors"  # a dtype attn_lib does not read is named, not misread
+    header = json.dumps({"w": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}}).encode()
+    odd.write_bytes(len(header).to_bytes(8, "little") + header + b"\0" * 4)
+    with open(odd, "rb") as file, pytest.raises(ValueError, match="tensor w has dtype BF16"):
+        SafetensorsFile(file)["w"]
+
+
+def test_the_loaded_parameters_are_those_of_the_whole_file_read_at_once(model):
+    """load_minilm reads tensor by tensor (its peak memory is the parameters, not the parameters and the file)."""
+    load_file = pytest.importorskip("safetensors.numpy").load_file
+    at_once = params_from_state_dict(load_file(str(model.folder / "model.safetensors")))
+    for name, value in at_once.items():
+        if name != "layers":
+            np.testing.assert_array_equal(model.params[name], value)
+            assert model.params[name].dtype == np.float32
+    for ours, theirs in zip(model.params["layers"], at_once["layers"], strict=True):
+        for name, value in theirs.items():
+            np.testing.assert_array_equal(ours[name], value)
+            assert ours[name].flags.c_contiguous == value.flags.c_contiguous
+    assert not model.params["word_embeddings"].flags.writeable  # mapped from the file
