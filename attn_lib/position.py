@@ -53,8 +53,10 @@ def sinusoidal_encoding(n, d_model, base=BASE, *, start=0):
     computed without the rows before it.
     """
     n = check_positive_int(n, "n")
-    if isinstance(start, bool) or not isinstance(start, numbers.Integral) or start < 0:
-        raise ValueError(f"start must be a non-negative integer (the first position), got {_describe(start)}")
+    if isinstance(start, bool) or not isinstance(start, numbers.Integral):
+        raise TypeError(f"start must be a non-negative integer (the first position), got {_describe(start)}")
+    if start < 0:
+        raise ValueError(f"start={start} must be a non-negative integer (the first position)")
     theta = _theta(d_model, base, "d_model")  # [d_model/2]
     angles = np.arange(start, start + n)[:, None] * theta[None, :]  # [n, 1] x [1, d_model/2] -> [n, d_model/2]
     pe = np.empty((n, d_model))

@@ -159,8 +159,10 @@ def test_bad_input_is_named():
 def test_sinusoidal_encoding_from_a_start_position_is_those_rows_of_the_table():
     full = sinusoidal_encoding(40, 8)
     np.testing.assert_array_equal(sinusoidal_encoding(5, 8, start=35), full[35:])
-    with pytest.raises(ValueError, match="start must be a non-negative integer"):
+    with pytest.raises(ValueError, match="start=-1 must be a non-negative integer"):
         sinusoidal_encoding(5, 8, start=-1)
+    with pytest.raises(TypeError, match="start must be a non-negative integer"):
+        sinusoidal_encoding(5, 8, start=2.5)
 
 
 def test_rope_refuses_positions_that_would_line_up_with_the_heads_axis():
