@@ -273,5 +273,5 @@ def test_online_softmax_tiles_of_a_long_sentence_draw_few_artists_and_state_thei
     assert len([p for p in small.patches if p.get_zorder() == 1.9]) == 18  # 3 diagonal tiles x 6 future cells
     with pytest.raises(ValueError, match=r"n_q=300 is more than the diagram's limit of 256"):
         pictures.draw_online_softmax_tiles(300, 12)
-    with pytest.raises(ValueError, match=r"64 x 64 tiles is more than the diagram's limit of 32 a side"):
+    with pytest.raises(ValueError, match=r"64 x 64 tiles, more than the diagram's limit of 32 a side"):
         pictures.draw_online_softmax_tiles(256, 256, 4, 4)

@@ -226,14 +226,14 @@ def draw_online_softmax_tiles(n_q=12, n_k=12, block_q=4, block_k=4, causal=True,
         check_positive_int(size, name)
         if name in ("n_q", "n_k") and size > MAX_TILE_TOKENS:
             raise ValueError(
-                f"{name}={size} is more than the diagram's limit of {MAX_TILE_TOKENS} (in 3.1 inches, a cell would"
-                " be smaller than a pixel); draw fewer tokens: the tiles work the same way"
+                f"{name}={size} is more than the diagram's limit of {MAX_TILE_TOKENS} (its 3.1 inches then give a"
+                " cell about one pixel); draw fewer tokens: the tiles work the same way"
             )
     rows, cols = -(-n_q // block_q), -(-n_k // block_k)
     if max(rows, cols) > MAX_TILES:
         raise ValueError(
-            f"{n_q} queries in blocks of {block_q} and {n_k} keys in blocks of {block_k} make {rows} x {cols} tiles"
-            f" is more than the diagram's limit of {MAX_TILES} a side; take larger blocks"
+            f"{n_q} queries in blocks of {block_q} and {n_k} keys in blocks of {block_k} make {rows} x {cols} tiles,"
+            f" more than the diagram's limit of {MAX_TILES} a side; take larger blocks"
         )
     if not 0 <= query_block < rows:
         raise ValueError(
