@@ -20,10 +20,12 @@ def as_float_array(value, name, *, allow_neg_inf=False, min_ndim=0):
     """`value` as a floating numpy array; float16/32/64 kept, anything else numeric becomes float64.
 
     Rejects None, strings, booleans, complex numbers, NaN, +inf (and -inf unless `allow_neg_inf`),
-    and arrays with fewer than `min_ndim` dimensions, with a message naming `name`.
+    arrays with fewer than `min_ndim` dimensions, and numpy masked arrays with masked entries (whose
+    mask np.asarray would drop), with a message naming `name`.
     """
     if value is None or isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be an array (or list) of numbers, got {_describe(value)}")
+    check_not_masked(value, name)
     try:
         array = np.asarray(value)
     except ValueError as exc:  # ragged lists
@@ -41,6 +43,21 @@ def as_float_array(value, name, *, allow_neg_inf=False, min_ndim=0):
         )
     check_finite(array, name, allow_neg_inf=allow_neg_inf)
     return array
+
+
+def check_not_masked(value, name):
+    """Raise TypeError if `value` is a numpy masked array with masked entries: np.asarray would drop its mask.
+
+    attn_lib does not read np.ma masks (a masked entry would count as the number under it); the course's
+    one mask convention is a boolean `mask=` argument, True = may attend. A masked array with nothing
+    masked is used as the array it is.
+    """
+    if isinstance(value, np.ma.MaskedArray) and np.ma.count_masked(value):
+        raise TypeError(
+            f"{name} is a numpy masked array with {np.ma.count_masked(value)} masked entries; attn_lib would drop"
+            f" its mask and use the numbers under it. Pass {name}.filled(value) with the value you mean, and, to"
+            " keep keys out of the attention, a boolean mask= (True = may attend)"
+        )
 
 
 def check_finite(array, name, *, allow_neg_inf=False):
@@ -87,6 +104,7 @@ def mask_array(mask):
     """`mask` as a numpy array, or a clear error for a string or a ragged list (its dtype is checked by the caller)."""
     if isinstance(mask, (str, bytes)):
         raise TypeError(f"mask must be a boolean or float array, got {_describe(mask)}")
+    check_not_masked(mask, "mask")
     try:
         return np.asarray(mask)
     except ValueError as exc:  # ragged lists

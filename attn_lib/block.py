@@ -8,14 +8,24 @@ One pre-norm block, as in GPT-2 and most models since (PyTorch: ``norm_first=Tru
 The original transformer (Vaswani et al. 2017) and BERT put each norm *after* the addition instead
 (post-norm, ``norm_first=False``): A = LayerNorm_1(X + MultiHead(X)), Y = LayerNorm_2(A + FFN(A)).
 Weights are stored for ``x @ w``, under the names `attn_lib.models.bert` uses (w_q, b_q, ..., ln1_gamma,
-ln1_beta, w_1, b_1, w_2, b_2, ln2_gamma, ln2_beta). Every function keeps float32 as float32.
+ln1_beta, w_1, b_1, w_2, b_2, ln2_gamma, ln2_beta). Every function keeps float32 as float32; float16 is
+computed in float32 and rounded once at the end, like the rest of the package.
 """
 
 import numbers
 
 import numpy as np
 
-from attn_lib._checks import _describe, as_float_array, check_heads_divide, check_positive_int
+from attn_lib._checks import (
+    _describe,
+    as_float_array,
+    check_fits,
+    check_heads_divide,
+    check_positive_int,
+    check_seed,
+    float_dtype,
+    work_dtype,
+)
 from attn_lib.multihead import multi_head_attention
 
 # erfc(z) ~ t exp(-z^2 + P(t)), t = 1 / (1 + z/2), z >= 0: a Chebyshev fit with relative error below
@@ -48,17 +58,46 @@ def erf(x):
     return np.where(x >= 0, 1.0 - erfc, erfc - 1.0).astype(dtype, copy=False)
 
 
-def gelu(x):
-    """[...] -> [...]: GELU(x) = x * Phi(x) = x/2 * (1 + erf(x / sqrt(2))), the exact (erf) form BERT uses."""
-    return x * 0.5 * (1.0 + erf(x / np.sqrt(2.0).astype(x.dtype)))
+def _as_float(x):
+    """x (array, list or number) as a floating array: integers and Python numbers become float64."""
+    return as_float_array(x, "x")
+
+
+#: sqrt(2 / pi) and the cubic coefficient of GELU's tanh approximation (Hendrycks & Gimpel 2016).
+_TANH_C, _TANH_A = np.sqrt(2.0 / np.pi), 0.044715
+
+
+def gelu(x, approximate="none"):
+    """[...] -> [...]: GELU(x) = x * Phi(x) = x/2 * (1 + erf(x / sqrt(2))), the exact (erf) form BERT uses.
+
+    approximate="tanh": x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the approximation GPT-2 uses
+    (Hugging Face's "gelu_new", PyTorch's gelu(approximate="tanh")); the two differ by up to 4.7e-4.
+    Integers, lists and Python numbers are computed in float64; float16 in float32, rounded once.
+    """
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f'approximate must be "none" (the exact erf form) or "tanh", got {_describe(approximate)}')
+    x = _as_float(x)
+    dtype, work = x.dtype, work_dtype(x.dtype)
+    z = x.astype(work, copy=False)
+    if approximate == "tanh":
+        y = z * 0.5 * (1.0 + np.tanh(work.type(_TANH_C) * (z + work.type(_TANH_A) * z**3)))
+    else:
+        y = z * 0.5 * (1.0 + erf(z / np.sqrt(work.type(2.0))))
+    return y.astype(dtype, copy=False)
+
+
+def gelu_tanh(x):
+    """[...] -> [...]: `gelu(x, approximate="tanh")`, GPT-2's GELU (feed_forward's activation="gelu_tanh")."""
+    return gelu(x, approximate="tanh")
 
 
 def relu(x):
     """[...] -> [...]: ReLU(x) = max(x, 0), the original transformer's activation (and PyTorch's default)."""
+    x = _as_float(x)
     return np.maximum(x, 0).astype(x.dtype, copy=False)
 
 
-ACTIVATIONS = {"gelu": gelu, "relu": relu}
+ACTIVATIONS = {"gelu": gelu, "gelu_tanh": gelu_tanh, "relu": relu}
 
 
 def _check_vector(value, name, size, what):
@@ -74,23 +113,62 @@ def _check_eps(eps):
     return eps
 
 
-def layer_norm(x, gamma, beta, eps=1e-12):
+def layer_norm(x, gamma, beta, eps=1e-5):
     """[..., d], [d], [d] -> [..., d]: normalise each vector to mean 0, variance 1, then scale and shift.
 
     LayerNorm(x) = (x - mean(x)) / sqrt(var(x) + eps) * gamma + beta, with the mean and the (biased)
     variance taken over the last axis: each token's own d features, never across tokens.
+
+    eps defaults to 1e-5, PyTorch's and most models' value. BERT (and all-MiniLM-L6-v2) use 1e-12:
+    `attn_lib.models.bert` passes the model's own. On a near-constant row the two differ a lot: the
+    row [1, 1.001, 0.999, 1] (variance 5e-7) becomes [0, 1.41, -1.41, 0] with 1e-12, [0, 0.31, -0.31, 0]
+    with 1e-5. Pass the eps of the model you port.
+    float16 is computed in float32 and rounded once. A row so large that (x - mean)^2 overflows is
+    divided by its largest |x| first (the result is the same: the eps is scaled with it), never
+    returned as beta; a result that overflows the dtype (gamma or beta too large) is a ValueError.
     """
     x = as_float_array(x, "x", min_ndim=1)
     gamma = _check_vector(gamma, "gamma", x.shape[-1], "d")
     beta = _check_vector(beta, "beta", x.shape[-1], "d")
-    return _layer_norm(x, gamma, beta, _check_eps(eps))
+    dtype = float_dtype(x, gamma, beta)
+    work = work_dtype(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is found and named below
+        y = _layer_norm(x.astype(work, copy=False), gamma.astype(work), beta.astype(work), _check_eps(eps))
+    if not np.isfinite(y).all():
+        raise ValueError(
+            f"layer_norm's result overflowed {work}: the normalised x is finite, but gamma and beta"
+            f" (largest |gamma| {np.abs(gamma).max():.4g}, |beta| {np.abs(beta).max():.4g}) are too large; rescale them"
+        )
+    return check_fits(y, dtype, "layer_norm's result", "gamma and beta are too large for {dtype}; rescale them")
 
 
 def _layer_norm(x, gamma, beta, eps):
-    """layer_norm's arithmetic, on inputs already checked (attn_lib.models.bert: the model file is verified)."""
-    mean = x.mean(axis=-1, keepdims=True)  # [..., 1]
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)  # [..., 1], the biased variance, as PyTorch
-    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+    """layer_norm's arithmetic, on inputs already checked (attn_lib.models.bert: the model file is verified).
+
+    Computed in x's dtype. The rows whose variance overflows (|x| near the dtype's largest number, or
+    above its square root) are recomputed from x / max|x|, with eps / max|x|^2: the same formula.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = x.mean(axis=-1, keepdims=True)  # [..., 1]
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)  # [..., 1], the biased variance, as PyTorch
+    if np.isfinite(var).all():  # the usual case
+        return (x - mean) / np.sqrt(var + eps) * gamma + beta
+    return _layer_norm_rescaled(x, gamma, beta, eps, ~np.isfinite(var))
+
+
+def _layer_norm_rescaled(x, gamma, beta, eps, overflowed):
+    """`_layer_norm` for rows whose variance overflowed ([..., 1] True): LN(x) = LN_{eps / s^2}(x / s), s = max|x|."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        s = np.max(np.abs(x), axis=-1, keepdims=True)  # [..., 1], positive on the rows that overflowed
+        s = np.where(overflowed, s, 1)
+        z = x / s  # [..., d], |z| <= 1
+        mean = z.mean(axis=-1, keepdims=True)
+        var = ((z - mean) ** 2).mean(axis=-1, keepdims=True)
+        small_eps = eps / s / s  # underflows to 0 when s is huge, as eps is then negligible
+        scaled = (z - mean) / np.sqrt(var + small_eps) * gamma + beta
+        mean = x.mean(axis=-1, keepdims=True)
+        plain = (x - mean) / np.sqrt(((x - mean) ** 2).mean(axis=-1, keepdims=True) + eps) * gamma + beta
+    return np.where(overflowed, scaled, plain)
 
 
 def _check_activation(activation):
@@ -103,7 +181,9 @@ def feed_forward(x, w_1, b_1, w_2, b_2, activation="gelu"):
     """[..., n, d_model] -> [..., n, d_model]: act(x W_1 + b_1) W_2 + b_2, applied to each position alone.
 
     w_1 is [d_model, d_ff], w_2 is [d_ff, d_model]; d_ff is usually 4 d_model. `activation` is
-    "gelu" (exact, as BERT and GPT-2 use) or "relu" (the original transformer's).
+    "gelu" (the exact erf form, as BERT and PyTorch's nn.GELU use), "gelu_tanh" (its tanh approximation,
+    as GPT-2 uses: Hugging Face's "gelu_new"; up to 4.7e-4 from the exact form) or "relu" (the original
+    transformer's).
     """
     act = _check_activation(activation)
     x = as_float_array(x, "x", min_ndim=1)
@@ -135,7 +215,7 @@ def init_block_params(d_model, n_heads, d_ff=None, seed=0):
     n_heads = check_positive_int(n_heads, "n_heads")
     check_heads_divide(d_model, n_heads)
     d_ff = 4 * d_model if d_ff is None else check_positive_int(d_ff, "d_ff")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     shapes = {name: (d_model, d_model) for name in ("w_q", "w_k", "w_v", "w_o")}
     shapes.update(w_1=(d_model, d_ff), w_2=(d_ff, d_model))
     params = {name: rng.normal(0.0, 1.0 / np.sqrt(shape[0]), size=shape) for name, shape in shapes.items()}
@@ -151,7 +231,9 @@ def transformer_block(x, params, n_heads, mask=None, *, norm_first=True, activat
     norm_first=True (pre-norm): x + MultiHead(LN_1(x)), then + FFN(LN_2(.)). norm_first=False
     (post-norm, the original paper and BERT): LN_1(x + MultiHead(x)), then LN_2(. + FFN(.)).
     `params` holds the names in BLOCK_PARAMS; `mask` is multi_head_attention's (True = may attend).
-    The defaults eps=1e-5 and activation="gelu" are GPT-2's (PyTorch's layer default is "relu").
+    eps=1e-5 is GPT-2's and PyTorch's default (BERT uses 1e-12). activation="gelu" is the exact GELU, as
+    in BERT and in PyTorch's layer with activation="gelu" (its default is "relu"); GPT-2 uses the tanh
+    approximation: activation="gelu_tanh".
     """
     if not isinstance(params, dict):
         raise TypeError(f"params must be a dict of the block's arrays (see init_block_params), got {_describe(params)}")

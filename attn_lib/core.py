@@ -140,10 +140,18 @@ class ScoresOverflowError(ValueError):
     """q @ k^T overflowed (a ValueError; multi_head_attention re-raises it naming its own arguments)."""
 
 
-def _check_no_overflow(scores, dtype):
-    """Raise if q @ k^T overflowed (any score not finite: an overflow to -inf would pass as a masked key)."""
+def _check_no_overflow(scores, dtype, scale=None):
+    """Raise if q @ k^T * scale overflowed (any score not finite: an overflow to -inf would pass as a masked key).
+
+    `scale`: the scale factor when the caller chose it (None: the default 1/sqrt(d_k), not worth naming).
+    """
     if not np.isfinite(scores).all():
-        raise ScoresOverflowError(f"q @ k^T overflowed {dtype} (|q|, |k| too large); rescale the inputs")
+        if scale is None:
+            raise ScoresOverflowError(f"q @ k^T overflowed {dtype} (|q|, |k| too large); rescale the inputs")
+        raise ScoresOverflowError(
+            f"q @ k^T * scale overflowed {dtype} (scale={scale:g}): |q|, |k| or the scale are too large;"
+            " rescale the inputs or take a smaller scale"
+        )
 
 
 def _add_float_mask(scores, mask):
@@ -155,14 +163,28 @@ def _add_float_mask(scores, mask):
     return total
 
 
-def _check_scale(scale, d_k):
-    """The scale factor: 1/sqrt(d_k) by default, else a positive finite number."""
+def _check_scale(scale, d_k, dtype=np.float64):
+    """The scale factor: 1/sqrt(d_k) by default, else a positive finite number that is neither 0 nor inf in `dtype`.
+
+    `dtype`: the dtype the scores are computed in (float32 for float16 inputs); 1e-300 is 0 there in float32
+    and would make every row uniform, 1e300 is inf.
+    """
     if scale is None:
         return 1.0 / np.sqrt(d_k)
     if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
         raise TypeError(f"scale must be a positive number or None, got {_describe(scale)}")
     if not np.isfinite(scale) or scale <= 0:
         raise ValueError(f"scale={scale} must be a positive finite number (the default is 1/sqrt(d_k))")
+    dtype = np.dtype(dtype)
+    with np.errstate(over="ignore", under="ignore"):
+        rounded = dtype.type(scale)
+    if rounded == 0 or not np.isfinite(rounded):
+        what = "is 0 in" if rounded == 0 else "overflows"
+        info = np.finfo(dtype)
+        raise ValueError(
+            f"scale={float(scale):g} {what} {dtype}, the dtype the scores are computed in (it holds"
+            f" {info.smallest_subnormal:.3g} to {info.max:.3g}): take a scale in that range, or compute in float64"
+        )
     return float(scale)
 
 
@@ -277,7 +299,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
     dtype = float_dtype(q, k, v)
     work = work_dtype(dtype)  # float16 is computed in float32
     q, k, v = q.astype(work, copy=False), k.astype(work, copy=False), v.astype(work, copy=False)
-    scale = _check_scale(scale, d_k)
+    scale, chosen = _check_scale(scale, d_k, work), scale
     scores_shape = (*batch, n_q, n_k)
     if mask is not None:
         mask = _check_mask(mask, scores_shape, dtype)  # a float mask is rounded to the inputs' dtype
@@ -285,8 +307,9 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
         return _attention_blocked(q, k, v, mask, work.type(scale), batch, out_dtype=dtype)
 
     # 1. scores: how well each query matches each key, scaled so their variance stays near 1
-    scores = (q @ np.swapaxes(k, -1, -2)) * work.type(scale)  # [..., n_q, d_k] x [..., d_k, n_k] -> [..., n_q, n_k]
-    _check_no_overflow(scores, work)
+    with np.errstate(over="ignore"):  # an overflow is found and named below
+        scores = (q @ np.swapaxes(k, -1, -2)) * work.type(scale)  # [..., n_q, d_k] x [..., d_k, n_k] -> [..., n_q, n_k]
+    _check_no_overflow(scores, work, chosen)
     # 2. mask: a forbidden key gets -inf, so its weight becomes exactly 0
     if mask is not None:
         scores = np.where(mask, scores, -np.inf) if mask.dtype.kind == "b" else _add_float_mask(scores, mask)

@@ -56,7 +56,7 @@ def _prepare(q, k, v, mask, scale):
     dtype = float_dtype(q, k, v)
     work = work_dtype(dtype)  # float16 is computed in float32
     q, k, v = q.astype(work, copy=False), k.astype(work, copy=False), v.astype(work, copy=False)
-    scale = _check_scale(scale, q.shape[-1])
+    scale = _check_scale(scale, q.shape[-1], work)
     if mask is not None:
         scores_shape = (*batch, q.shape[-2], k.shape[-2])
         mask = np.broadcast_to(_check_mask(mask, scores_shape, dtype), scores_shape)  # a view: blocks slice it
@@ -114,6 +114,7 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
     blocks outside every query's window are never computed: the work grows like n x (W + block_q)
     instead of n^2 / 2.
     """
+    chosen = scale  # None: the default, not worth naming in an overflow's message
     q, k, v, batch, mask, dtype, scale = _prepare(q, k, v, mask, scale)
     causal = _check_bool(causal, "causal")
     block_q, block_k = check_positive_int(block_q, "block_q"), check_positive_int(block_k, "block_k")
@@ -141,7 +142,7 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
             j1 = min(j0 + block_k, k_end)
             s = q_blk @ np.swapaxes(k[..., j0:j1, :], -1, -2)  # [..., bq, d_k] x [..., d_k, bk] -> [..., bq, bk]
             if check_overflow:
-                _check_no_overflow(s, q.dtype)
+                _check_no_overflow(s, q.dtype, chosen)
             hidden = _hidden_in_block(p0, p1, j0, j1, causal, window, patterns)  # None, or bool [bq, bk]
             if hidden is not None:
                 np.copyto(s, -np.inf, where=hidden)  # the future, and keys outside the window
@@ -272,7 +273,7 @@ class KVCache:
         if m > n:
             raise ValueError(f"q_t holds {m} queries but the cache holds only {n} tokens; append their keys first")
         work = work_dtype(self.dtype)  # a float16 cache attends in float32
-        scale = work.type(_check_scale(scale, q_t.shape[-1]))
+        scale, chosen = work.type(_check_scale(scale, q_t.shape[-1], work)), scale
         keys, values = self.keys[..., :n, :], self.values[..., :n, :]  # views of the filled part
         if work != self.dtype:
             q_t, keys, values = q_t.astype(work), keys.astype(work), values.astype(work)
@@ -280,7 +281,7 @@ class KVCache:
             q_t = q_t.reshape(*q_t.shape[:-3], -1, self.group, *q_t.shape[-2:])
             keys, values = keys[..., None, :, :], values[..., None, :, :]  # [..., h_kv, 1, n, d]: shared by the group
         scores = (q_t @ np.swapaxes(keys, -1, -2)) * scale  # [..., m, d_k] x [..., d_k, n] -> [..., m, n]
-        _check_no_overflow(scores, work)
+        _check_no_overflow(scores, work, chosen)
         if m > 1:  # query i of the m new tokens sits at position n - m + i: hide what comes after it
             scores[..., np.arange(n) > np.arange(n - m, n)[:, None]] = -np.inf
         scores -= scores.max(axis=-1, keepdims=True)  # every row sees at least its own key: finite max

@@ -29,7 +29,7 @@ from attn_lib._checks import (
     mask_array,
 )
 from attn_lib.core import scaled_dot_product_attention
-from attn_lib.multihead import _attend_heads, _check_heads_mask
+from attn_lib.multihead import _attend_heads, _check_heads_mask, check_tokens_x
 
 
 def repeat_kv(x, n_rep):
@@ -122,10 +122,14 @@ def grouped_query_attention(x, w_q, w_k, w_v, w_o, n_heads, n_kv_heads, mask=Non
     d_k = d_model / n_heads. With n_kv_heads = n_heads this is `multi_head_attention`; with
     n_kv_heads = 1, multi-query attention. `mask`: as in `multi_head_attention` ([n, n], or one
     with as many dimensions as the weights). float16 is computed in float32 and rounded once.
+    No biases: unlike `multi_head_attention` (b_q, b_k, b_v, b_o), this takes none, as in Llama and
+    Mistral; a model with biases on its projections (Qwen2's q, k, v) needs them added to x @ w_q,
+    x @ w_k, x @ w_v before `grouped_attention`.
     """
     x = as_float_array(x, "x", min_ndim=2)
     n_heads = check_positive_int(n_heads, "n_heads")
     n_kv_heads = check_positive_int(n_kv_heads, "n_kv_heads")
+    check_tokens_x(x)
     d_model = x.shape[-1]
     check_heads_divide(d_model, n_heads)
     check_kv_heads_divide(n_heads, n_kv_heads)

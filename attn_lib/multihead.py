@@ -76,6 +76,15 @@ def _project(x, w, b, dtype, step):
     return y
 
 
+def check_tokens_x(x):
+    """Raise unless x [..., n, d_model] has at least one token and one feature (named here, not as q and k)."""
+    n, d_model = x.shape[-2:]
+    if n == 0:
+        raise ValueError(f"x has no tokens (shape {x.shape}): attention needs at least one token, n >= 1")
+    if d_model == 0:
+        raise ValueError(f"x has d_model=0 (shape {x.shape}): each token needs at least one feature")
+
+
 def _check_heads_mask(mask, x):
     """Refuse a mask whose axes would line up with the wrong axes of the weights [..., h, n, n]."""
     try:
@@ -109,6 +118,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None,
     """
     x = as_float_array(x, "x", min_ndim=2)
     n_heads = check_positive_int(n_heads, "n_heads")
+    check_tokens_x(x)
     d_model = x.shape[-1]
     check_heads_divide(d_model, n_heads)
     w_q, w_k, w_v, w_o = (

@@ -46,11 +46,19 @@ def _theta(d, base, name):
     return base ** (-np.arange(0, d, 2) / d)  # [d/2]
 
 
-def sinusoidal_encoding(n, d_model, base=BASE):
-    """(n, d_model) -> [n, d_model]: row pos is PE(pos), with sin in the even and cos in the odd columns."""
+def sinusoidal_encoding(n, d_model, base=BASE, *, start=0):
+    """(n, d_model) -> [n, d_model]: row pos is PE(pos), with sin in the even and cos in the odd columns.
+
+    `start` (keyword, default 0): the rows of positions start .. start + n - 1 only, PE[start : start + n]
+    computed without the rows before it.
+    """
     n = check_positive_int(n, "n")
+    if isinstance(start, bool) or not isinstance(start, numbers.Integral):
+        raise TypeError(f"start must be a non-negative integer (the first position), got {_describe(start)}")
+    if start < 0:
+        raise ValueError(f"start={start} must be a non-negative integer (the first position)")
     theta = _theta(d_model, base, "d_model")  # [d_model/2]
-    angles = np.arange(n)[:, None] * theta[None, :]  # [n, 1] x [1, d_model/2] -> [n, d_model/2]
+    angles = np.arange(start, start + n)[:, None] * theta[None, :]  # [n, 1] x [1, d_model/2] -> [n, d_model/2]
     pe = np.empty((n, d_model))
     pe[:, 0::2] = np.sin(angles)  # columns 0, 2, 4, ...
     pe[:, 1::2] = np.cos(angles)  # columns 1, 3, 5, ...
@@ -76,10 +84,18 @@ def add_positions(x, table):
     return x + table[:n]  # [..., n, d_model] + [n, d_model]
 
 
-def _check_positions(positions, n, batch):
+def _check_positions(positions, x_shape):
+    *batch, n, _ = x_shape
     if positions is None:
         return np.arange(n)
     positions = as_float_array(positions, "positions", min_ndim=1)
+    if 1 < positions.ndim < len(batch) + 1:  # [B, n] for x [B, h, n, d]: B would line up with the heads
+        raise ValueError(
+            f"positions of shape {positions.shape} is ambiguous for x of shape {x_shape}: broadcasting lines up"
+            " its first axis with an inner axis of x (the heads of [B, h, n, d]), not the sentences. Give [n]"
+            f" positions (the same for every row) or positions with {len(batch) + 1} dimensions:"
+            " positions[:, None, :] turns [B, n] into [B, 1, n], one row of positions per sentence for every head"
+        )
     try:
         np.broadcast_shapes(positions.shape, (*batch, n))
     except ValueError:
@@ -92,14 +108,16 @@ def _check_positions(positions, n, batch):
 def rope(x, positions=None, base=BASE):
     """[..., n, d] -> [..., n, d]: turn each feature pair (2i, 2i+1) of token m by the angle m * theta_i.
 
-    `positions` (default 0, 1, ..., n-1) broadcast to x.shape[:-1]; any real numbers work. Each pair
+    `positions` (default 0, 1, ..., n-1) is [n], or has x.ndim - 1 dimensions and broadcasts to x.shape[:-1]
+    (any real numbers): for x [B, h, n, d], one row per sentence is [B, 1, n]; [B, n] is refused, since
+    broadcasting would line B up with the heads (as multi_head_attention refuses a [B, n, n] mask). Each pair
     (a, b) becomes (a cos - b sin, a sin + b cos): a rotation, so lengths do not change. Apply it to
     q and k (never to v); then rope(q)[m] . rope(k)[n] depends only on m - n.
     """
     x = as_float_array(x, "x", min_ndim=2)
     *batch, n, d = x.shape
     theta = _theta(d, base, "d (x's last dimension)")  # [d/2]
-    positions = _check_positions(positions, n, batch)
+    positions = _check_positions(positions, x.shape)
     angles = positions[..., None] * theta  # [..., n, 1] x [d/2] -> [..., n, d/2]
     cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
     a, b = x[..., 0::2], x[..., 1::2]  # [..., n, d/2] each: the first and second feature of every pair

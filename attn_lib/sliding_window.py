@@ -14,6 +14,10 @@ Counting convention: window = W keys, i - W + 1 .. i, as in Hugging Face's trans
 visible when i - j < W). The Mistral 7B paper's prose says "between i - W and i", which would be
 W + 1 positions, and some implementations write i - j <= W.
 
+Porting a two-sided window (`causal=False`, |i - j| < W): Longformer's `attention_window=A` lets a token
+see A/2 keys on each side, |i - j| <= A/2, which is W = A/2 + 1 here; Hugging Face's bidirectional
+`sliding_window=S` means |i - j| <= S, which is W = S + 1 here.
+
 One layer lets position i read positions back to i - (W - 1). Stacked layers compose: position i
 of layer 2 reads positions of layer 1 that themselves read back W - 1 further, so after L layers
 output i depends on inputs i - L (W - 1) .. i: L (W - 1) + 1 positions, at most L x W.
@@ -37,6 +41,8 @@ def sliding_window_mask(n, window, causal=True):
 
     `causal=False` gives the two-sided band |i - j| < window instead (keys up to window - 1 positions
     ahead too); `sliding_window_mask(n, w) == sliding_window_mask(n, w, causal=False) & causal_mask(n)`.
+    So Longformer's attention_window=A is window=A // 2 + 1 here, and Hugging Face's bidirectional
+    sliding_window=S is window=S + 1 (both count the keys on one side, without the query's own).
     A window of n or more is the causal mask (or, two-sided, every key).
     """
     n = check_positive_int(n, "n")

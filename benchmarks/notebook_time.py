@@ -1,11 +1,13 @@
 """How long each notebook takes to run top to bottom in a fresh kernel (kernel start included), and its memory.
 
 Budgets from the course's issues: each notebook <= 15 s (notebook 12, which loads a trained model, draws
-seven figures and writes a few hundred sentences: <= 30 s, issue 24), all of 00-06 <= 60 s per edition,
-and both editions of everything <= 180 s. The kernel's peak resident memory is read at the end of each
-run (a last cell, added in memory, reads getrusage); notebook 12 must stay within 250 MiB. Prints a
-markdown table and exits with status 1 if a budget is missed. The notebooks are executed in memory;
-nothing on disk changes.
+seven figures and writes a few hundred sentences: <= 30 s, issue 24; notebook 13, a real language model:
+<= 30 s, issue 25), all of 00-06 <= 60 s per edition, and both editions of everything <= 180 s. Each
+kernel's peak memory <= 250 MiB (a Binder pod holds about 2 GB for a learner who keeps several notebooks
+open; notebook 13 holds a 135M-parameter model: <= 700 MiB). The peak is the kernel process's own
+high-water mark of resident memory (``ru_maxrss``), read by one extra cell run after the notebook's last.
+Prints a markdown table and exits with status 1 if a budget is missed. The notebooks are executed in
+memory; nothing on disk changes.
 
     python benchmarks/notebook_time.py [--edition en zh] [--only 12]
 """
@@ -21,10 +23,11 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET_EACH = 15.0  # seconds, every notebook ...
-BUDGETS = {"12": 30.0}  # ... but these
+BUDGETS = {"12": 30.0, "13": 30.0}  # ... but these
 BUDGET_00_06 = 60.0
 BUDGET_ALL = 180.0
-PEAK_BUDGETS_MIB = {"12": 250.0}
+PEAK_BUDGET_MIB = 250.0  # every kernel ...
+PEAK_BUDGETS_MIB = {"13": 700.0}  # ... but these
 PEAK_CELL = (
     "import resource, sys\n"
     "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == 'darwin' else 1024) / 2**20)"
@@ -63,7 +66,7 @@ def main():
             if args.only and number not in args.only:
                 continue
             seconds, peak = run(path)
-            budget, peak_budget = BUDGETS.get(number, BUDGET_EACH), PEAK_BUDGETS_MIB.get(number)
+            budget, peak_budget = BUDGETS.get(number, BUDGET_EACH), PEAK_BUDGETS_MIB.get(number, PEAK_BUDGET_MIB)
             ok &= seconds <= budget and (peak_budget is None or peak is None or peak <= peak_budget)
             total += seconds
             first_seven += seconds if number <= "06" else 0.0

@@ -17,6 +17,9 @@ from attn_lib import (
     softmax,
     split_heads,
 )
+from attn_lib.efficient import KVCache, blocked_attention_with_weights, tiled_attention
+from attn_lib.grouped import grouped_query_attention
+from attn_lib.models.head_types import head_types
 from attn_lib.pictures.heatmaps import plot_attention, plot_heads
 
 Q, K, V = np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2))  # n_q=3, n_k=5, d_k=4, d_v=2
@@ -290,3 +293,73 @@ def test_tiny_plots_name_their_bad_arguments():
         plot_blank_attention(weights, ["a", "b", "c"], today=7)
     with pytest.raises(TypeError, match="chance must be an array"):
         plot_ablation(1.0, 0.1, 1.0, None)
+
+
+# --- issue 27 items 11 and 12: errors that name the argument the caller passed ------------------------------------
+
+
+def test_attention_with_no_tokens_names_x_not_the_internal_q_and_k():
+    w = init_multi_head_weights(12, 3)
+    for call in (
+        lambda: multi_head_attention(np.zeros((0, 12)), w["w_q"], w["w_k"], w["w_v"], w["w_o"], 3),
+        lambda: grouped_query_attention(np.zeros((2, 0, 12)), w["w_q"], w["w_k"], w["w_v"], w["w_o"], 3, 3),
+    ):
+        with pytest.raises(ValueError, match=r"x has no tokens \(shape \(.*0, 12\)\): attention needs at least one"):
+            call()
+    with pytest.raises(ValueError, match=r"x has d_model=0 \(shape \(3, 0\)\)"):
+        multi_head_attention(
+            np.zeros((3, 0)), np.zeros((0, 0)), np.zeros((0, 0)), np.zeros((0, 0)), np.zeros((0, 0)), 1
+        )
+
+
+def test_head_types_threshold_must_be_one_number():
+    weights = np.full((1, 1, 3, 3), 1 / 3)
+    with pytest.raises(TypeError, match=r"threshold must be one number in \(0, 1\], got an array of .* shape \(2,\)"):
+        head_types(weights, threshold=np.array([0.5, 0.6]))
+    with pytest.raises(TypeError, match="threshold must be one number"):
+        head_types(weights, threshold="0.5")
+    assert head_types(weights, threshold=np.float32(0.3)).shape == (1, 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_a_scale_that_is_0_or_inf_in_the_dtype_is_refused_by_name(dtype):
+    """scale=1e-300 is 0 in float32 (every row uniform, silently); 1e300 is inf there (it blamed |q| and |k|)."""
+    q = np.random.default_rng(0).standard_normal((3, 4)).astype(dtype)
+    for call in (
+        lambda s: scaled_dot_product_attention(q, q, q, scale=s),
+        lambda s: tiled_attention(q, q, q, scale=s),
+        lambda s: blocked_attention_with_weights(q, q, q, scale=s),
+    ):  # float16 is computed in float32: the scale must fit float32
+        with pytest.raises(ValueError, match=r"scale=1e-300 is 0 in float32, the dtype the scores are computed in"):
+            call(1e-300)
+        with pytest.raises(ValueError, match=r"scale=1e\+300 overflows float32, the dtype the scores are computed in"):
+            call(1e300)
+    cache = KVCache(capacity=4, d_k=4, dtype=dtype)
+    cache.append(q[0], q[0])
+    with pytest.raises(ValueError, match=r"scale=1e-300 is 0 in float32"):
+        cache.attend(q[0], scale=1e-300)
+    tiny = scaled_dot_product_attention(q.astype(np.float64), q, q, scale=1e-300)[1]  # float64 holds 1e-300
+    np.testing.assert_allclose(tiny, 1 / 3)
+
+
+def test_scores_that_overflow_because_of_a_large_scale_say_so():
+    q = np.ones((2, 4), np.float32)
+    with pytest.raises(ValueError, match=r"q @ k\^T \* scale overflowed float32 \(scale=1e\+38\)"):
+        scaled_dot_product_attention(q, q, q, scale=1e38)
+
+
+@pytest.mark.parametrize("where", ["q", "k", "v", "mask", "x"])
+def test_a_masked_array_is_refused_rather_than_its_mask_dropped(where):
+    """np.asarray drops a numpy masked array's mask: its hidden entries would be used as numbers."""
+    data = np.ones((3, 4))
+    masked = np.ma.masked_array(data, mask=np.eye(3, 4, dtype=bool))
+    with pytest.raises(TypeError, match=rf"{where} is a numpy masked array with 3 masked entries"):
+        if where == "mask":
+            scaled_dot_product_attention(data, data, data, mask=np.ma.masked_array(np.ones((3, 3), bool), np.eye(3)))
+        elif where == "x":
+            softmax(masked)
+        else:
+            scaled_dot_product_attention(**{"q": data, "k": data, "v": data, where: masked})
+    # nothing masked: nothing to drop, so it is used as the array it is
+    out, _ = scaled_dot_product_attention(np.ma.masked_array(data), data, data)
+    np.testing.assert_array_equal(out, scaled_dot_product_attention(data, data, data)[0])

@@ -249,7 +249,7 @@ def test_block_matches_torch_transformer_encoder_layer(norm_first, activation, d
 
 
 def test_torch_default_activation_is_relu_so_the_comparison_names_it():
-    """Our default is GELU (GPT-2, BERT); PyTorch's layer defaults to ReLU: the two blocks differ unless told."""
+    """Our default is the exact GELU (BERT's); PyTorch's layer defaults to ReLU: the two blocks differ unless told."""
     torch = pytest.importorskip("torch")
     params = random_params(8, 2, 16, seed=8, dtype=np.float32)
     x = np.random.default_rng(8).normal(size=(1, 4, 8)).astype(np.float32)
@@ -326,3 +326,108 @@ def test_rms_norm_and_swiglu_match_torch(dtype, tol):
     got = swiglu(x, w_gate, w_up, w_down)
     assert got.dtype == dtype
     np.testing.assert_allclose(got, expected, rtol=10 * tol, atol=10 * tol)
+
+
+# --- issue 27: layer norm and GELU on the inputs that used to go silently wrong --------------------
+
+
+def test_layer_norm_of_float16_is_computed_in_float32():
+    """float16 [0, 1000]: (x - mean)^2 = 250,000 overflows float16 (largest 65,504); PyTorch gives [-1, 1]."""
+    x = np.array([[0.0, 1000.0]], np.float16)
+    y = layer_norm(x, np.ones(2, np.float16), np.zeros(2, np.float16))
+    assert y.dtype == np.float16
+    np.testing.assert_array_equal(y, [[-1.0, 1.0]])
+
+
+@pytest.mark.parametrize(
+    "dtype, big", [(np.float64, 1e200), (np.float64, 1.7e308), (np.float32, 1e20), (np.float16, 6e4)]
+)
+def test_layer_norm_of_huge_values_is_rescaled_not_collapsed_to_beta(dtype, big):
+    """(x - mean)^2 overflows to inf and (x - mean) / inf = 0 would return beta; the rows are rescaled instead."""
+    x = np.array([[big, -big, 0.0, big / 2], [1.0, 2.0, 3.0, 4.0]], dtype)
+    gamma, beta = np.array([1.0, 2.0, 0.5, 1.0], dtype), np.array([0.0, 1.0, 0.0, -1.0], dtype)
+    y = layer_norm(x, gamma, beta)
+    assert y.dtype == dtype and np.isfinite(y).all()
+    unit = np.array([[1.0, -1.0, 0.0, 0.5], [1.0, 2.0, 3.0, 4.0]])  # the same rows, small: same normalised values
+    expected = layer_norm(unit, gamma.astype(np.float64), beta.astype(np.float64), eps=1e-30)  # eps is negligible
+    np.testing.assert_allclose(y[0], expected[0], rtol=2e-3 if dtype == np.float16 else 1e-6)
+    np.testing.assert_array_equal(y[1], layer_norm(x[1:], gamma, beta)[0])  # a row that fits is computed as before
+
+
+def test_layer_norm_matches_torch_on_large_and_float16_rows():
+    """PyTorch's own layer_norm in each dtype (its float16 CPU kernel also computes in float32)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(27)
+    for dtype, size, tol in ((np.float16, 300.0, 2e-3), (np.float32, 1e3, 1e-5), (np.float64, 1.0, 1e-12)):
+        x = (size * rng.standard_normal((3, 4, 6))).astype(dtype)  # float16: (x - mean)^2 ~ 1e5 overflows there
+        gamma, beta = rng.normal(1, 0.2, 6).astype(dtype), rng.normal(0, 0.1, 6).astype(dtype)
+        tx, tg, tb = (torch.from_numpy(a) for a in (x, gamma, beta))
+        expected = torch.nn.functional.layer_norm(tx, (6,), tg, tb, eps=1e-5).numpy()
+        got = layer_norm(x, gamma, beta, eps=1e-5)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=tol, atol=tol)
+    x16 = torch.tensor([[0.0, 1000.0]], dtype=torch.float16)
+    np.testing.assert_array_equal(
+        layer_norm(x16.numpy(), np.ones(2, np.float16), np.zeros(2, np.float16)),
+        torch.nn.functional.layer_norm(x16, (2,)).numpy(),
+    )  # [-1, 1] both
+
+
+def test_layer_norm_default_eps_is_pytorchs():
+    """The default eps is PyTorch's 1e-5 (BERT's 1e-12 is passed by attn_lib.models.bert, from the model's config)."""
+    x = np.array([[1.0, 1.001, 0.999, 1.0]])  # a near-constant row (variance 5e-7): the eps matters here
+    ones, zeros = np.ones(4), np.zeros(4)
+    np.testing.assert_array_equal(layer_norm(x, ones, zeros), layer_norm(x, ones, zeros, eps=1e-5))
+    np.testing.assert_allclose(layer_norm(x, ones, zeros)[0], [0, 0.31, -0.31, 0], atol=0.005)  # the docstring's
+    np.testing.assert_allclose(layer_norm(x, ones, zeros, eps=1e-12)[0], [0, 1.41, -1.41, 0], atol=0.005)
+    torch = pytest.importorskip("torch")
+    expected = torch.nn.functional.layer_norm(torch.from_numpy(x), (4,)).numpy()  # PyTorch's default eps
+    np.testing.assert_allclose(layer_norm(x, ones, zeros), expected, atol=1e-12)
+
+
+def test_layer_norm_whose_result_overflows_names_gamma_and_beta():
+    with pytest.raises(ValueError, match="gamma and beta"):
+        layer_norm(np.array([[0.0, 1.0]], np.float16), np.array([6e4, 6e4], np.float16), np.array([0, 6e4], np.float16))
+    with pytest.raises(ValueError, match="gamma and beta"):
+        layer_norm(np.array([[0.0, 1.0]]), np.array([1e308, 1e308]), np.array([0, 1e308]))
+
+
+def test_gelu_and_relu_take_integers_scalars_and_lists():
+    """np.sqrt(2).astype(int64) was 1: gelu(1) gave 1 * Phi(1) with erf(1) instead of erf(1 / sqrt 2)."""
+    got = gelu(np.arange(-3, 4))
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, [x * 0.5 * (1 + math.erf(x / math.sqrt(2))) for x in range(-3, 4)], atol=1e-7)
+    assert round(float(got[4]), 4) == 0.8413
+    assert abs(float(gelu(1.0)) - 0.8413447) < 1e-6 and np.ndim(gelu(1.0)) == 0
+    np.testing.assert_array_equal(relu([1.0, -2.0]), [1.0, 0.0])
+    assert relu(3) == 3 and relu(np.arange(-2, 2)).dtype == np.float64
+    assert gelu(np.ones(3, np.float32)).dtype == np.float32 and relu(np.ones(3, np.float16)).dtype == np.float16
+    with pytest.raises(TypeError, match="x must be an array"):
+        gelu("1.0")
+
+
+def test_gelu_tanh_is_gpt2s_and_matches_torch():
+    """GPT-2's gelu_new: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), up to 4.7e-4 from the exact GELU."""
+    x = np.linspace(-6, 6, 2001)
+    tanh_form = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    np.testing.assert_allclose(gelu(x, approximate="tanh"), tanh_form, rtol=0, atol=1e-15)
+    assert 4e-4 < np.abs(gelu(x, approximate="tanh") - gelu(x)).max() < 5e-4
+    with pytest.raises(ValueError, match="approximate must be"):
+        gelu(x, approximate="fast")
+    rng = np.random.default_rng(5)
+    w_1, b_1, w_2, b_2 = rng.normal(size=(4, 7)), rng.normal(size=7), rng.normal(size=(7, 4)), rng.normal(size=4)
+    np.testing.assert_allclose(
+        feed_forward(x[:8].reshape(2, 4), w_1, b_1, w_2, b_2, "gelu_tanh"),
+        gelu(x[:8].reshape(2, 4) @ w_1 + b_1, approximate="tanh") @ w_2 + b_2,
+    )
+    torch = pytest.importorskip("torch")
+    for dtype, tol in ((np.float64, 1e-15), (np.float32, 1e-6)):
+        expected = torch.nn.functional.gelu(torch.from_numpy(x.astype(dtype)), approximate="tanh").numpy()
+        np.testing.assert_allclose(gelu(x.astype(dtype), approximate="tanh"), expected, rtol=0, atol=tol)
+
+
+def test_init_block_params_names_a_bad_seed():
+    with pytest.raises(ValueError, match="seed=-1 must be a non-negative integer"):
+        init_block_params(8, 2, seed=-1)
+    with pytest.raises(TypeError, match="seed must be a non-negative integer"):
+        init_block_params(8, 2, seed=1.5)

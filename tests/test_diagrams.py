@@ -259,3 +259,19 @@ def test_window_layers_writes_the_reach_counted_from_the_masks():
     assert len(filled) == 7 + 4 + 1  # the input row, layer 1, the last token of layer 2
     with pytest.raises(ValueError, match=r"n must be at least n_layers \* \(window - 1\) \+ 1 = 13"):
         pictures.draw_sliding_window_layers(n=10, window=5, n_layers=3)
+
+
+def test_online_softmax_tiles_of_a_long_sentence_draw_few_artists_and_state_their_limits():
+    """Issue 27 item 9: one 256-token tile drew 32,640 masked cells one by one (44 s)."""
+    fig = pictures.draw_online_softmax_tiles(256, 256, 256, 256, query_block=0, lang="en")
+    ax = fig.axes[0]
+    assert len(ax.patches) < 300 and len(ax.lines) < 50  # one hatched strip per row, no 514 grid lines
+    masked = [p for p in ax.patches if p.get_hatch() and p.get_zorder() == 1.9]
+    cell = masked[0].get_height()
+    assert round(sum(p.get_width() for p in masked) / cell) == 256 * 255 // 2  # exactly the future cells
+    small = pictures.draw_online_softmax_tiles(lang="en").axes[0]  # notebook 10's: one patch per masked cell
+    assert len([p for p in small.patches if p.get_zorder() == 1.9]) == 18  # 3 diagonal tiles x 6 future cells
+    with pytest.raises(ValueError, match=r"n_q=300 is more than the diagram's limit of 256"):
+        pictures.draw_online_softmax_tiles(300, 12)
+    with pytest.raises(ValueError, match=r"64 x 64 tiles, more than the diagram's limit of 32 a side"):
+        pictures.draw_online_softmax_tiles(256, 256, 4, 4)

@@ -289,3 +289,12 @@ def test_the_published_configurations_are_consistent():
     # Mistral's rolling buffer keeps W = 4096 positions: "reduces the cache memory usage by 8x" at 32k tokens
     full, windowed = (kv_cache_bytes(32, 8, 128, n) for n in (32_768, min(32_768, MISTRAL_7B.sliding_window)))
     assert full == 8 * windowed
+
+
+def test_grouped_query_attention_says_it_takes_no_biases():
+    """Issue 27 item 15: multi_head_attention takes b_q ... b_o; grouped_query_attention none (and says so)."""
+    doc = " ".join(grouped_query_attention.__doc__.split())
+    assert "No biases" in doc and "before `grouped_attention`" in doc
+    w = init_grouped_weights(8, 4, 2)
+    with pytest.raises(TypeError, match="b_q"):
+        grouped_query_attention(np.ones((3, 8)), w["w_q"], w["w_k"], w["w_v"], w["w_o"], 4, 2, b_q=np.zeros(8))

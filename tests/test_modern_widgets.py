@@ -165,3 +165,20 @@ def test_kv_heads_widget_draws_the_future_grey_and_hatched_like_every_heatmap(en
     pixels = np.asarray(Image.open(io.BytesIO(w.image.value)).convert("RGB")).astype(int)
     grey = (np.abs(pixels - np.array(to_rgb(MASK_FACE)) * 255).sum(axis=-1) < 12).sum()
     assert grey > 1000  # the masked cells are painted grey in the picture a reader sees
+
+
+def test_the_limits_are_stated_in_the_errors():
+    """Issue 27 item 9: d_head=1024 took 3.1 GB, max_window=10**6 430 MB (a slider of a million options)."""
+    with pytest.raises(ValueError, match=r"d_head=1024 is more than the widget's limit of 128"):
+        kv_heads_widget(d_head=1024)
+    with pytest.raises(ValueError, match=r"seed=-1 must be a non-negative integer"):
+        kv_heads_widget(seed=-1)
+    with pytest.raises(ValueError, match=r"max_window=1000000 is more than n=32 positions"):
+        window_widget(max_window=10**6)
+    with pytest.raises(ValueError, match=r"max_layers=100 is more than n=32"):
+        window_widget(max_layers=100)
+    w = window_widget(n=64, max_window=64, max_layers=64)  # the largest allowed for n = 64
+    assert list(w.controls["window"].options)[-1] == 64
+    w.controls["window"].value, w.controls["layers"].value = 64, 64
+    assert w.state["error"] is None and w.state["measured"] == 64
+    assert kv_heads_widget(d_head=128).state["d_head"] == 128

@@ -318,3 +318,90 @@ def test_plot_heads_draws_each_heads_masked_cells_and_one_legend():
         assert len([p for p in ax.patches if p.get_hatch()]) == 6  # the 4 x 3 / 2 future cells
         assert ax.get_legend() is None
     assert len(fig.legends) == 1
+
+
+# --- issue 27 item 4: long sentences get smaller cells, not bigger figures; item 12: what a heatmap refuses -----
+
+
+def tick_labels(axis):
+    return [label.get_text() for label in axis.get_ticklabels()]
+
+
+def test_figure_sizes_of_the_notebooks_do_not_change():
+    """Up to 24 tokens a heatmap grows 0.45 in per token as before (notebook 09's 15 tokens: 9.15 x 7.95 in)."""
+    for n, side in ((3, 3.5), (15, 6.75), (24, 10.8)):
+        fig = plot_attention(np.full((n, n), 1 / n), [f"t{i}" for i in range(n)])
+        np.testing.assert_allclose(fig.get_size_inches(), (side + 2.4, side + 1.2))
+        assert tick_labels(fig.axes[0].xaxis) == [f"t{i}" for i in range(n)]  # every token labelled
+    fig = plot_heads(np.full((4, 11, 11), 1 / 11), [f"t{i}" for i in range(11)])  # notebook 06: 11 tokens
+    np.testing.assert_allclose(fig.get_size_inches(), (4.3 * 4 + 1.0, 4.3 + 0.6))
+
+
+@pytest.mark.parametrize("n", [25, 150, 512, 1024])
+def test_a_long_sentence_gets_smaller_cells_and_fewer_labels_not_a_bigger_figure(n):
+    tokens = [f"t{i}" for i in range(n)]
+    fig = plot_attention(causal_weights(n), tokens, mask=causal_mask(n))
+    np.testing.assert_allclose(fig.get_size_inches(), (10.8 + 2.4, 10.8 + 1.2 + 0.3))  # as large as 24 tokens
+    ax = fig.axes[0]
+    for axis in (ax.xaxis, ax.yaxis):
+        labels = tick_labels(axis)
+        step = -(-n // 48)
+        assert len(labels) <= 48 and labels == tokens[::step]  # every k-th token, from the first
+    assert not ax.texts  # no per-cell numbers
+    hatched = [p for p in ax.patches if p.get_hatch()]
+    assert len(hatched) == n - 1  # one rectangle per row of future keys, not one per cell
+    assert sum(p.get_width() for p in hatched) == n * (n - 1) // 2
+    for p in hatched:  # row i: keys i+1 .. n-1
+        i = round(p.get_y() + 0.5)
+        assert (p.get_x() + 0.5, p.get_width()) == (i + 1, n - 1 - i)
+
+
+def test_plot_heads_of_a_long_sentence_is_capped_and_labels_only_the_outer_heatmaps():
+    weights = causal_weights(128, n_heads=12)  # one MiniLM layer of a 128-token input
+    fig = plot_heads(weights, [f"t{i}" for i in range(128)])
+    np.testing.assert_allclose(fig.get_size_inches(), (5.8 * 4 + 1.0, 5.8 * 3 + 0.6))  # as for 16 tokens
+    heatmaps = [ax for ax in fig.axes if ax.images]
+    for index, ax in enumerate(heatmaps):
+        row, col = divmod(index, 4)
+        assert len(tick_labels(ax.yaxis)) == (16 if col == 0 else 0)
+        assert len(tick_labels(ax.xaxis)) == (16 if row == 2 else 0)
+
+
+def test_annotate_true_is_refused_where_the_numbers_cannot_fit():
+    plot_attention(np.full((32, 32), 1 / 32), [f"t{i}" for i in range(32)], annotate=True)  # the largest allowed
+    with pytest.raises(ValueError, match=r"annotate=True writes a number in every cell, at most 32 x 32; .* 40 x 40"):
+        plot_attention(np.full((40, 40), 1 / 40), [f"t{i}" for i in range(40)], annotate=True)
+    with pytest.raises(TypeError, match="annotate must be True, False or None"):
+        plot_attention(np.full((3, 3), 1 / 3), examples.CAT_TOKENS, annotate="yes")
+
+
+def test_more_than_1024_tokens_or_64_heads_are_refused_with_the_limit():
+    with pytest.raises(ValueError, match=r"more than 1024 queries or keys: a heatmap shows at most 1024 a side"):
+        plot_attention(np.full((2, 1025), 1 / 1025), ["a", "b"], [str(i) for i in range(1025)])
+    with pytest.raises(ValueError, match="weights has 72 heads; plot_heads draws at most 64"):
+        plot_heads(np.full((72, 3, 3), 1 / 3), examples.CAT_TOKENS)
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.2])
+def test_weights_outside_0_1_are_refused(bad):
+    """Scores are not weights: the colour scale is 0-1, so a value outside it is an error, not a clipped cell."""
+    weights = np.full((3, 3), 1 / 3)
+    weights[1, 2] = bad
+    for draw in (
+        lambda: plot_attention(weights, examples.CAT_TOKENS),
+        lambda: plot_heads(weights[None], examples.CAT_TOKENS),
+        lambda: plot_attention_side_by_side([weights], examples.CAT_TOKENS, ["a"]),
+    ):
+        with pytest.raises(ValueError, match=rf"weights holds {bad:g} at index \(.*1, 2\), outside \[0, 1\]"):
+            draw()
+    plot_attention(np.nextafter(np.eye(3), 2), examples.CAT_TOKENS)  # rounding just above 1 is not refused
+
+
+def test_tokens_may_be_a_generator():
+    tokens = ("猫", "吃", "鱼")
+    fig = plot_heads(np.full((2, 3, 3), 1 / 3), (tok for tok in tokens))
+    assert tick_labels(fig.axes[0].xaxis) == list(tokens) and tick_labels(fig.axes[0].yaxis) == list(tokens)
+    fig = plot_attention(np.full((3, 3), 1 / 3), iter(tokens))
+    assert tick_labels(fig.axes[0].xaxis) == list(tokens)
+    fig = plot_attention_side_by_side([np.full((3, 3), 1 / 3)] * 2, iter(tokens), ["a", "b"])
+    assert tick_labels(fig.axes[1].xaxis) == list(tokens)

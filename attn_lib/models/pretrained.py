@@ -2,8 +2,8 @@
 
 all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) is a BERT encoder: 6 layers x 12 heads,
 d_model = 384, d_k = 32, trained to map a sentence to a 384-number embedding. Its weights are read
-with ``safetensors`` and text is split into word pieces by ``tokenizers``; everything after that is
-numpy: `attn_lib.models.bert` on top of `attn_lib.multi_head_attention`.
+from its .safetensors file one tensor at a time (`SafetensorsFile`) and text is split into word pieces by
+``tokenizers``; everything after that is numpy: `attn_lib.models.bert` on top of `attn_lib.multi_head_attention`.
 
     model = load_minilm()                 # finds (or fetches once) the files: see attn_lib.models.fetch
     out = model.run("The animal didn't cross the street because it was too tired")
@@ -13,6 +13,8 @@ numpy: `attn_lib.models.bert` on top of `attn_lib.multi_head_attention`.
 """
 
 import json
+import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 
@@ -46,24 +48,29 @@ def params_from_state_dict(state):
     """PyTorch BertModel tensors (names as in its state dict) -> attn_lib.models.bert's parameters, float32.
 
     Linear weights are transposed: PyTorch stores [out, in] and computes x W^T; attn_lib uses x @ w.
+    `state` may be any mapping of names to arrays; each tensor is read once, when its parameter is made
+    (so a lazy mapping, such as `load_minilm`'s, never holds the whole file in memory beside the parameters).
     """
-    state = {name.removeprefix("bert."): np.asarray(value) for name, value in state.items()}
+    names = {name.removeprefix("bert."): name for name in state}
+
+    def tensor(key):  # float32, a copy only when the dtype differs
+        return np.asarray(state[names[key]]).astype(np.float32, copy=False)
 
     def linear(prefix):
-        weight = state[prefix + ".weight"].astype(np.float32)
-        return np.ascontiguousarray(weight.T), state[prefix + ".bias"].astype(np.float32)  # [in, out], [out]
+        weight = tensor(prefix + ".weight")
+        return np.ascontiguousarray(weight.T), tensor(prefix + ".bias")  # [in, out], [out]
 
     def norm(prefix):
-        return state[prefix + ".weight"].astype(np.float32), state[prefix + ".bias"].astype(np.float32)
+        return tensor(prefix + ".weight"), tensor(prefix + ".bias")
 
     params = {
-        "word_embeddings": state["embeddings.word_embeddings.weight"].astype(np.float32),  # [vocab, d_model]
-        "position_embeddings": state["embeddings.position_embeddings.weight"].astype(np.float32),  # [512, d]
-        "token_type_embeddings": state["embeddings.token_type_embeddings.weight"].astype(np.float32),  # [2, d]
+        "word_embeddings": tensor("embeddings.word_embeddings.weight"),  # [vocab, d_model]
+        "position_embeddings": tensor("embeddings.position_embeddings.weight"),  # [512, d]
+        "token_type_embeddings": tensor("embeddings.token_type_embeddings.weight"),  # [2, d]
         "layers": [],
     }
     params["embeddings_ln_gamma"], params["embeddings_ln_beta"] = norm("embeddings.LayerNorm")
-    n_layers = len({name.split(".")[2] for name in state if name.startswith("encoder.layer.")})
+    n_layers = len({name.split(".")[2] for name in names if name.startswith("encoder.layer.")})
     for i in range(n_layers):
         p = f"encoder.layer.{i}."
         layer = {}
@@ -146,16 +153,14 @@ class MiniLM:
 def load_minilm(download=True, verify=True):
     """Load all-MiniLM-L6-v2 for `MiniLM.run`: find (or fetch once) its files, read weights and tokenizer.
 
-    See attn_lib.models.fetch for where the files come from. Needs the ``safetensors`` and
-    ``tokenizers`` packages (small; no PyTorch).
+    See attn_lib.models.fetch for where the files come from. Needs the ``tokenizers`` package (small; no
+    PyTorch); the weights are read with `SafetensorsFile`, one tensor at a time.
     """
     try:
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
     except ImportError as exc:
         raise ImportError(
-            f"load_minilm needs the packages safetensors and tokenizers ({exc});"
-            " install them with: python -m pip install safetensors tokenizers"
+            f"load_minilm needs the package tokenizers ({exc}); install it with: python -m pip install tokenizers"
         ) from None
     folder = find_model_files(download=download, verify=verify)
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
@@ -164,8 +169,61 @@ def load_minilm(download=True, verify=True):
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.no_padding()  # the file pads every input to 128; MiniLM.tokenize pads a batch to its longest
     tokenizer.enable_truncation(max_length=MAX_LENGTH)
-    params = params_from_state_dict(load_file(str(folder / "model.safetensors")))
+    with open(folder / "model.safetensors", "rb") as file:  # one tensor at a time: the file never sits in memory
+        params = params_from_state_dict(SafetensorsFile(file, mapped=(MAPPED,)))
     return MiniLM(params, config, tokenizer, folder)
+
+
+#: The word embeddings (30,522 x 384 float32, 45 MB) stay in the file, memory-mapped and read-only: a sentence
+#: reads only its own rows, and the rest never takes the kernel's memory.
+MAPPED = "embeddings.word_embeddings.weight"
+
+
+class SafetensorsFile(Mapping):
+    """The tensors of an open .safetensors file, by name; each is read from the file when it is looked up.
+
+    The format: 8 bytes (little-endian length N), N bytes of JSON {name: {"dtype", "shape", "data_offsets"}},
+    then the tensors' bytes. safetensors.numpy.load_file reads them all at once, and safe_open maps the whole
+    file into memory (counted in the process's resident memory); here only the tensor asked for is read, and
+    those named in `mapped` are returned as read-only np.memmap arrays (their pages read when touched).
+    """
+
+    DTYPES = {
+        "F64": "<f8",
+        "F32": "<f4",
+        "F16": "<f2",
+        "I64": "<i8",
+        "I32": "<i4",
+        "I16": "<i2",
+        "I8": "i1",
+        "U8": "u1",
+    }
+
+    def __init__(self, file, mapped=()):
+        self.file, self.mapped = file, set(mapped)  # `mapped`: names returned memory-mapped (read-only), not read
+        file.seek(0)
+        (length,) = struct.unpack("<Q", file.read(8))
+        header = json.loads(file.read(length))
+        header.pop("__metadata__", None)
+        self.header, self.start = header, 8 + length
+
+    def __getitem__(self, name):
+        entry = self.header[name]
+        if entry["dtype"] not in self.DTYPES:
+            raise ValueError(f"tensor {name} has dtype {entry['dtype']}, which attn_lib does not read")
+        begin, end = entry["data_offsets"]
+        dtype = np.dtype(self.DTYPES[entry["dtype"]])
+        if name in self.mapped and dtype.isnative:  # the pages a lookup touches are read when it touches them
+            return np.memmap(self.file, dtype=dtype, mode="r", offset=self.start + begin, shape=tuple(entry["shape"]))
+        self.file.seek(self.start + begin)
+        data = np.fromfile(self.file, dtype=dtype, count=(end - begin) // dtype.itemsize)
+        return data.reshape(entry["shape"]).astype(dtype.newbyteorder("="), copy=False)
+
+    def __iter__(self):
+        return iter(self.header)
+
+    def __len__(self):
+        return len(self.header)
 
 
 def reference_numbers():

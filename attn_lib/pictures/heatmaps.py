@@ -61,6 +61,7 @@ def use_cjk_font():
 
 
 def _check_tokens(tokens, n, name, dim):
+    """`tokens` as a list of n strings (read once, so a generator works), else a clear error."""
     if tokens is None or isinstance(tokens, str) and len(tokens) != n or not hasattr(tokens, "__iter__"):
         raise TypeError(f"{name} must be a sequence of {n} token strings, got {_describe(tokens)}")
     tokens = [str(tok) for tok in tokens]
@@ -71,6 +72,22 @@ def _check_tokens(tokens, n, name, dim):
 
 #: How masked cells (True = may attend is False there) look in every heatmap: grey, hatched, "—".
 MASK_FACE, MASK_HATCH, MASK_TEXT = "#d4d4d4", "#8a8a8a", "—"
+
+#: Up to this many tokens a side, a heatmap grows 0.45 in per token; beyond, its cells shrink instead
+#: (a 512-token heatmap is as large as a 24-token one), so that a long sentence costs megabytes, not gigabytes.
+SMALL = 24
+#: The longest side of one heatmap, in inches: SMALL tokens of 0.45 in.
+MAX_SIDE = 0.45 * SMALL
+#: At most this many token labels on an axis of plot_attention (every k-th token is labelled past that).
+MAX_LABELS = 48
+#: annotate=True writes a number in every cell; the cells of a larger matrix are too small for them.
+ANNOTATE_MAX = 32
+#: The most tokens a heatmap draws on a side: beyond, a cell is smaller than a pixel of the picture.
+MAX_TOKENS = 1024
+#: plot_heads: one head's heatmap grows 0.3 in per token up to this many tokens, then its cells shrink.
+HEADS_SMALL = 16
+#: plot_heads: at most this many heads in one figure, and this many labels per axis of each.
+MAX_HEADS, MAX_HEAD_LABELS = 64, 16
 
 
 def format_weight(value):
@@ -124,36 +141,40 @@ def draw_attention(
     cmap="Blues",
     mask=None,
     legend=True,
+    max_labels=MAX_LABELS,
 ):
     """Draw one [n_q, n_k] heatmap of weights on `ax` (rows: queries, columns: keys); return the image.
 
     `mask` (bool [n_q, n_k] or broadcastable, True = may attend) draws the masked cells grey and hatched
     with "—" instead of a number, and (with `legend`) adds a legend entry for them above the heatmap.
+    At most `max_labels` tokens are labelled on each axis (every k-th one past that). Cells show their
+    weight when the matrix is at most 12 x 12, or with `annotate=True` (at most ANNOTATE_MAX tokens a side).
     """
     weights = _check_weights(weights, 2, 2)
     n_q, n_k = weights.shape
     query_tokens = _check_tokens(query_tokens, n_q, "query_tokens", "rows (queries)")
     key_tokens = _check_tokens(key_tokens, n_k, "key_tokens", "columns (keys)")
     allowed = np.ones((n_q, n_k), dtype=bool) if mask is None else _check_mask(mask, (n_q, n_k), weights)
+    annotate = _check_annotate(annotate, n_q, n_k, max(n_q, n_k) <= 12)
     colours = (matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap).with_extremes(bad=MASK_FACE)
     image = ax.imshow(np.ma.masked_array(weights, mask=~allowed), vmin=0.0, vmax=1.0, cmap=colours)
-    for i, j in np.argwhere(~allowed):
+    for i, j0, j1 in _masked_runs(allowed):
         ax.add_patch(
-            Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="none", edgecolor=MASK_HATCH, hatch="///", linewidth=0)
+            Rectangle((j0 - 0.5, i - 0.5), j1 - j0, 1, facecolor="none", edgecolor=MASK_HATCH, hatch="///", linewidth=0)
         )
+    long_keys = max(map(len, key_tokens)) > 2
+    every_k, every_q = _label_step(n_k, max_labels), _label_step(n_q, max_labels)
     ax.set_xticks(
-        range(n_k),
-        key_tokens,
-        rotation=45 if max(map(len, key_tokens)) > 2 else 0,
-        ha="right" if max(map(len, key_tokens)) > 2 else "center",
+        range(0, n_k, every_k),
+        key_tokens[::every_k],
+        rotation=45 if long_keys else 0,
+        ha="right" if long_keys else "center",
     )
-    ax.set_yticks(range(n_q), query_tokens)
+    ax.set_yticks(range(0, n_q, every_q), query_tokens[::every_q])
     ax.set_xlabel(t("key_axis", lang))
     ax.set_ylabel(t("query_axis", lang))
     show_legend = legend and not allowed.all()
     ax.set_title(t("attention_title", lang) if title is None else title, pad=LEGEND_PAD if show_legend else 6)
-    if annotate is None:
-        annotate = max(n_q, n_k) <= 12
     if annotate:
         size = 8 if max(n_q, n_k) > 6 else 11
         for i in range(n_q):
@@ -185,6 +206,38 @@ def draw_attention(
     return image
 
 
+def _label_step(n, max_labels):
+    """Label every k-th token so that at most `max_labels` labels share an axis (k = 1 up to max_labels)."""
+    return max(1, -(-n // max_labels))
+
+
+def _masked_runs(allowed):
+    """bool [n_q, n_k] -> [(i, j0, j1)]: the masked cells to hatch, one per cell in a small matrix, else one
+    rectangle per run of masked cells in a row (a causal 512 x 512 mask: 511 rectangles, not 130,816)."""
+    masked = ~allowed
+    if max(allowed.shape) <= SMALL:
+        return [(int(i), int(j), int(j) + 1) for i, j in np.argwhere(masked)]
+    padded = np.zeros((masked.shape[0], masked.shape[1] + 2), dtype=np.int8)
+    padded[:, 1:-1] = masked
+    edges = np.diff(padded, axis=1)  # +1 where a run starts, -1 one past where it ends
+    starts, ends = np.argwhere(edges == 1), np.argwhere(edges == -1)  # both in row order, paired
+    return [(int(i), int(j0), int(j1)) for (i, j0), (_, j1) in zip(starts, ends, strict=True)]
+
+
+def _check_annotate(annotate, n_q, n_k, default):
+    """Whether to write each weight in its cell: `default` when None; True only up to ANNOTATE_MAX a side."""
+    if annotate is None:
+        return default
+    if not isinstance(annotate, (bool, np.bool_)):
+        raise TypeError(f"annotate must be True, False or None (automatic), got {_describe(annotate)}")
+    if annotate and max(n_q, n_k) > ANNOTATE_MAX:
+        raise ValueError(
+            f"annotate=True writes a number in every cell, at most {ANNOTATE_MAX} x {ANNOTATE_MAX}; these weights"
+            f" are {n_q} x {n_k} (the numbers would not fit their cells): pass annotate=None or a slice of the weights"
+        )
+    return bool(annotate)
+
+
 #: Points between a heatmap and its title when a legend for masked cells sits between them.
 LEGEND_PAD = 26
 
@@ -195,12 +248,29 @@ def _check_weights(weights, min_ndim, max_ndim):
         raise ValueError(f"weights must have at most {max_ndim} dimensions, got shape {weights.shape}")
     if weights.size == 0:
         raise ValueError(f"weights must have at least one row and one column, got shape {weights.shape}")
+    if max(weights.shape[-2:]) > MAX_TOKENS:
+        raise ValueError(
+            f"weights of shape {weights.shape} have more than {MAX_TOKENS} queries or keys: a heatmap shows at most"
+            f" {MAX_TOKENS} a side (beyond, a cell is smaller than a pixel); plot a slice such as"
+            " weights[..., :512, :512]"
+        )
+    outside = (weights < -_SLACK) | (weights > 1 + _SLACK)
+    if outside.any():
+        where = tuple(int(i) for i in np.argwhere(outside)[0])
+        raise ValueError(
+            f"weights holds {weights[where]:.4g} at index {where}, outside [0, 1]: a heatmap draws attention weights"
+            " (each row a softmax, on a 0-1 colour scale); for scores, pass softmax(scores) or draw them with imshow"
+        )
     return weights
 
 
+#: How far outside [0, 1] a weight may be from rounding alone.
+_SLACK = 1e-6
+
+
 def _heatmap_side(n):
-    """The side of one heatmap in inches: big cells for a worked example, 0.45 in per token beyond 6."""
-    return max(3.5, 0.45 * n)
+    """The side of one heatmap in inches: 3.5 for a worked example, 0.45 in a token from 8 tokens, at most MAX_SIDE."""
+    return min(max(3.5, 0.45 * n), MAX_SIDE)
 
 
 def plot_attention(
@@ -218,15 +288,18 @@ def plot_attention(
     """[n_q, n_k] weights -> a Figure: a heatmap on one 0-1 colour scale, tokens on both axes.
 
     `tokens` labels the rows (queries); `key_tokens` the columns (keys), defaulting to `tokens`.
-    Cells show their weight when the matrix is at most 12 x 12 (or when `annotate=True`); `mask`
-    (bool, True = may attend) draws masked cells grey and hatched, with a legend entry. The default
-    size draws a 3 x 3 matrix about 5 inches wide (over 480 pixels at the notebooks' 100 dpi).
+    Cells show their weight when the matrix is at most 12 x 12 (or when `annotate=True`, up to 32 x 32);
+    `mask` (bool, True = may attend) draws masked cells grey and hatched, with a legend entry. The default
+    size draws a 3 x 3 matrix about 5 inches wide (over 480 pixels at the notebooks' 100 dpi) and grows
+    with the tokens up to 24 of them (10.8 in); a longer sentence gets smaller cells in the same size and a
+    label on every k-th token (at most 48 per axis). At most 1024 tokens a side (a ValueError beyond).
+    Weights must lie in [0, 1] (a ValueError otherwise: scores are not weights).
     """
     use_cjk_font()
     weights = _check_weights(weights, 2, 2)
     n_q, n_k = weights.shape
     query_tokens = _check_tokens(tokens, n_q, "tokens", "rows (queries)")
-    key_tokens = _check_tokens(tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
+    key_tokens = _check_tokens(query_tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
     side = _heatmap_side(max(n_q, n_k))
     fig = Figure(figsize=figsize or (side + 2.4, side + 1.2 + (0.3 if mask is not None else 0)), layout="constrained")
     draw_attention(
@@ -267,7 +340,7 @@ def plot_attention_side_by_side(
             raise ValueError(f"{name} has {len(items)} entries but there are {count} weight matrices")
     n_q, n_k = matrices[0].shape
     query_tokens = _check_tokens(tokens, n_q, "tokens", "rows (queries)")
-    key_tokens = _check_tokens(tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
+    key_tokens = _check_tokens(query_tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
     any_mask = any(m is not None and not np.asarray(m).all() for m in masks)
     side = _heatmap_side(max(n_q, n_k))
     if count == 2 and max(n_q, n_k) <= 6:
@@ -302,21 +375,28 @@ def plot_heads(weights, tokens, *, title=None, lang=None, ncols=None, annotate=N
     """[h, n, n] weights -> a Figure with one heatmap per head, titled "head 1" ... "head h".
 
     `mask` (bool [n, n] or [h, n, n], True = may attend) draws masked cells grey and hatched; one legend
-    entry for them goes below the grid.
+    entry for them goes below the grid. One head's heatmap grows 0.3 in per token up to 16 tokens (5.8 in);
+    for a longer sentence its cells shrink, every k-th token is labelled (at most 16 per axis), on the
+    left column and bottom row only. At most 64 heads.
     """
     use_cjk_font()
     weights = _check_weights(weights, 3, 3)
     h, n_q, n_k = weights.shape
+    if h > MAX_HEADS:
+        raise ValueError(
+            f"weights has {h} heads; plot_heads draws at most {MAX_HEADS} (one heatmap each): pass a slice such as"
+            " weights[:12], or draw a whole model's heads with attn_lib.pictures.plot_head_types"
+        )
     query_tokens = _check_tokens(tokens, n_q, "tokens", "rows (queries)")
-    key_tokens = _check_tokens(tokens, n_k, "tokens", "columns (keys)")
+    key_tokens = _check_tokens(query_tokens, n_k, "tokens", "columns (keys)")
     masks = None if mask is None else _check_mask(mask, weights.shape, weights)
     ncols = min(h, 4) if ncols is None else check_positive_int(ncols, "ncols")
     nrows = -(-h // ncols)
-    cell = 1.0 + 0.3 * max(n_q, n_k)
+    cell = 1.0 + 0.3 * min(max(n_q, n_k), HEADS_SMALL)
+    long_sentence = max(n_q, n_k) > HEADS_SMALL  # smaller cells, and the labels on the outer heatmaps only
     fig = Figure(figsize=(cell * ncols + 1.0, cell * nrows + 0.6), layout="constrained")
     axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
-    if annotate is None:
-        annotate = max(n_q, n_k) <= 4
+    annotate = _check_annotate(annotate, n_q, n_k, max(n_q, n_k) <= 4)
     image = None
     for i, ax in enumerate(axes):
         if i >= h:
@@ -334,11 +414,16 @@ def plot_heads(weights, tokens, *, title=None, lang=None, ncols=None, annotate=N
             cmap=cmap,
             mask=None if masks is None else masks[i],
             legend=False,
+            max_labels=MAX_HEAD_LABELS,
         )
         if i % ncols:
             ax.set_ylabel("")
+            if long_sentence:  # the left column's labels serve the whole row
+                ax.set_yticks([])
         if i < h - ncols:
             ax.set_xlabel("")
+            if long_sentence:  # the bottom row's labels serve the whole column
+                ax.set_xticks([])
     fig.colorbar(image, ax=axes.tolist(), label=t("weight", lang), shrink=0.8)
     if masks is not None and not masks.all():
         fig.legend(handles=[masked_legend_handle(lang)], loc="outside lower center", frameon=False)

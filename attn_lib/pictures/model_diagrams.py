@@ -24,6 +24,11 @@ __all__ = [
 #: The target sentence of the cross-attention diagram (a translation of 猫吃鱼).
 CROSS_TARGET = ("the", "cat", "eats", "fish")
 
+#: The online-softmax diagram draws at most this many queries and keys, and this many tiles a side.
+MAX_TILE_TOKENS, MAX_TILES = 256, 32
+#: Below this cell size (inches) the diagram leaves out the line between every two queries and keys.
+MIN_GRID_CELL = 0.05
+
 
 # --- 07: the transformer block ------------------------------------------------------------------------
 
@@ -235,10 +240,21 @@ def draw_kv_cache(tokens=SHANGHAI_TOKENS[:5], prompt=None, lang=None):
 def draw_online_softmax_tiles(n_q=12, n_k=12, block_q=4, block_k=4, causal=True, query_block=1, lang=None):
     """The score matrix cut into block_q x block_k tiles: one block of queries walks its key tiles left to
     right, keeping a running max m, sum ℓ and output o per row; with `causal`, tiles wholly in the future
-    are skipped and the future inside a tile on the diagonal is masked."""
+    are skipped and the future inside a tile on the diagonal is masked. At most 256 queries and keys and
+    32 x 32 tiles (a ValueError beyond)."""
     for name, size in (("n_q", n_q), ("n_k", n_k), ("block_q", block_q), ("block_k", block_k)):
         check_positive_int(size, name)
+        if name in ("n_q", "n_k") and size > MAX_TILE_TOKENS:
+            raise ValueError(
+                f"{name}={size} is more than the diagram's limit of {MAX_TILE_TOKENS} (its 3.1 inches then give a"
+                " cell about one pixel); draw fewer tokens: the tiles work the same way"
+            )
     rows, cols = -(-n_q // block_q), -(-n_k // block_k)
+    if max(rows, cols) > MAX_TILES:
+        raise ValueError(
+            f"{n_q} queries in blocks of {block_q} and {n_k} keys in blocks of {block_k} make {rows} x {cols} tiles,"
+            f" more than the diagram's limit of {MAX_TILES} a side; take larger blocks"
+        )
     if not 0 <= query_block < rows:
         raise ValueError(
             f"query_block must lie in 0..{rows - 1} ({n_q} queries in blocks of {block_q}), got {query_block}"
@@ -264,11 +280,13 @@ def draw_online_softmax_tiles(n_q=12, n_k=12, block_q=4, block_k=4, causal=True,
                 patch.set_hatch("///")
             elif causal:  # a tile on the diagonal: the future inside it is masked, element by element
                 for i in range(i0, i1):
-                    for j in range(max(j0, offset + i + 1), j1):
+                    first = max(j0, offset + i + 1)  # the first future key of query i in this tile
+                    runs = [(j, j + 1) for j in range(first, j1)] if max(n_q, n_k) <= 24 else [(first, j1)]
+                    for a, b in (run for run in runs if run[1] > run[0]):  # a long sentence: one strip per row
                         c.ax.add_patch(
                             Rectangle(
-                                (left + j * cell, top - (i + 1) * cell),
-                                cell,
+                                (left + a * cell, top - (i + 1) * cell),
+                                (b - a) * cell,
                                 cell,
                                 hatch="///",
                                 fc=PALETTE["mask"][0],
@@ -287,10 +305,11 @@ def draw_online_softmax_tiles(n_q=12, n_k=12, block_q=4, block_k=4, causal=True,
                     color=PALETTE["score"][1],
                     bbox={"boxstyle": "circle,pad=0.15", "facecolor": "white", "edgecolor": "none"},
                 )
-    for i in range(n_q + 1):  # thin lines: one row per query, one column per key
-        c.ax.plot([left, left + n_k * cell], [top - i * cell] * 2, color="#cfcfcf", lw=0.4, zorder=1.5)
-    for j in range(n_k + 1):
-        c.ax.plot([left + j * cell] * 2, [top, top - n_q * cell], color="#cfcfcf", lw=0.4, zorder=1.5)
+    if cell >= MIN_GRID_CELL:  # thin lines: one row per query, one column per key (when they do not touch)
+        for i in range(n_q + 1):
+            c.ax.plot([left, left + n_k * cell], [top - i * cell] * 2, color="#cfcfcf", lw=0.4, zorder=1.5)
+        for j in range(n_k + 1):
+            c.ax.plot([left + j * cell] * 2, [top, top - n_q * cell], color="#cfcfcf", lw=0.4, zorder=1.5)
     c.text(
         left + n_k * cell / 2,
         top + 0.2,

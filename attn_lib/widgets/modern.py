@@ -37,6 +37,8 @@ from attn_lib.widgets.shell import AttentionWidget, _language, check_tokens
 
 #: The sliding-window widget draws this many positions.
 WINDOW_POSITIONS = 32
+#: The largest d_head the K/V-heads widget takes: its layer holds four [h d_head, h d_head] matrices.
+MAX_D_HEAD = 128
 
 
 def _slider(options, value, label):
@@ -71,6 +73,11 @@ class KVHeadsWidget(AttentionWidget):
     def __init__(self, n_heads=8, d_head=8, tokens=None, lang=None, seed=0):
         self.n_heads = check_positive_int(n_heads, "n_heads")
         self.d_head = check_positive_int(d_head, "d_head")
+        if self.d_head > MAX_D_HEAD:
+            raise ValueError(
+                f"d_head={d_head} is more than the widget's limit of {MAX_D_HEAD} (Llama's; the pictures do not"
+                " depend on it, and a layer of 12 heads of 128 already holds 4 x 1536^2 numbers)"
+            )
         if self.n_heads > 12:
             raise ValueError(f"n_heads={n_heads}: the widget draws one heatmap per head, at most 12")
         self.tokens = list(examples.SHANGHAI_TOKENS) if tokens is None else check_tokens(tokens)
@@ -164,6 +171,7 @@ def kv_heads_widget(n_heads=8, d_head=8, tokens=None, lang=None, seed=0):
     head), kv_of_head (the K/V head each query head uses), tokens, weights ([h, n, n]), n_tokens,
     d_head, cache_numbers and mha_numbers (numbers this layer caches, and with one K/V head per
     query head), fraction, llama_gib (Llama 2 7B's 4096-token cache at the same ratio), n_heatmaps, error.
+    Limits (a ValueError beyond): n_heads <= 12, d_head <= 128, at most 24 tokens.
     """
     return KVHeadsWidget(n_heads=n_heads, d_head=d_head, tokens=tokens, lang=lang, seed=seed)
 
@@ -182,6 +190,16 @@ class WindowWidget(AttentionWidget):
             raise ValueError(f"n={n}: the widget draws two n x n heatmaps, at most 128 positions")
         max_window = check_positive_int(max_window, "max_window")
         max_layers = check_positive_int(max_layers, "max_layers")
+        if max_window > self.n:
+            raise ValueError(
+                f"max_window={max_window} is more than n={self.n} positions: a window of n keys or more is the"
+                " causal mask already (the slider offers every window from 1 to max_window)"
+            )
+        if max_layers > self.n:
+            raise ValueError(
+                f"max_layers={max_layers} is more than n={self.n}: after n - 1 layers of a window of 2 or more,"
+                " every output can depend on every earlier input"
+            )
         lang_now = _language(lang)
         controls = {
             "window": _slider(range(1, max_window + 1), min(4, max_window), t("modern.window_label", lang_now)),
@@ -236,6 +254,7 @@ def window_widget(n=WINDOW_POSITIONS, max_window=16, max_layers=8, lang=None):
 
     controls: "window", "layers" (SelectionSliders). state: window, layers, n, mask and reach (bool
     [n, n]), measured (how many inputs the last output can depend on, counted), formula
-    (L (W - 1) + 1), round (L x W), n_heatmaps, error.
+    (L (W - 1) + 1), round (L x W), n_heatmaps, error. Limits (a ValueError beyond): n <= 128,
+    max_window <= n and max_layers <= n.
     """
     return WindowWidget(n=n, max_window=max_window, max_layers=max_layers, lang=lang)

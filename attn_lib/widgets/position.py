@@ -20,15 +20,25 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from attn_lib._checks import check_positive_int
+from attn_lib._checks import check_positive_int, check_seed
 from attn_lib.i18n import t
 from attn_lib.pictures.fast_figures import DPI, _png, draw_titles
 from attn_lib.pictures.heatmaps import use_cjk_font
-from attn_lib.position import rope, sinusoidal_encoding
+from attn_lib.position import frequencies, rope, sinusoidal_encoding
 from attn_lib.widgets.shell import AttentionWidget, _language
 
 #: The frequency bases the slider offers (the papers use 10000; some recent models use far larger ones).
 BASES = (100, 1000, 10_000, 100_000)
+
+#: The largest max_offset, max_distance and d the widget takes (its set-up computes 4 x max_offset / 8 curves).
+MAX_OFFSET, MAX_DISTANCE, MAX_D = 16_384, 512, 256
+
+
+def _check_limit(value, name, limit):
+    value = check_positive_int(value, name)
+    if value > limit:
+        raise ValueError(f"{name}={value} is more than the widget's limit of {limit}")
+    return value
 
 
 class FastLines:
@@ -62,19 +72,22 @@ class PositionWidget(AttentionWidget):
     kind = "position"
 
     def __init__(self, d=32, max_distance=64, max_offset=512, lang=None, seed=0):
-        self.d = check_positive_int(d, "d")
+        self.d = _check_limit(d, "d", MAX_D)
         if self.d % 2:
             raise ValueError(f"d={d} must be even: RoPE turns pairs of features")
-        self.max_offset = check_positive_int(max_offset, "max_offset")
-        self.distances = np.arange(check_positive_int(max_distance, "max_distance") + 1)  # D = 0 .. max_distance
-        self.x = np.random.default_rng(seed).standard_normal(self.d)  # the token vector, [d]
-        # one y range for every setting, so that moving a slider never rescales the axis
-        extremes = [self.curves(offset, base) for base in BASES for offset in range(0, self.max_offset + 1, 8)]
-        low = min(float(np.concatenate(pair).min()) for pair in extremes)
-        high = max(float(np.concatenate(pair).max()) for pair in extremes)
+        self.max_offset = _check_limit(max_offset, "max_offset", MAX_OFFSET)
+        max_distance = _check_limit(max_distance, "max_distance", MAX_DISTANCE)
+        self.distances = np.arange(max_distance + 1)  # D = 0 .. max_distance
+        self.x = np.random.default_rng(check_seed(seed)).standard_normal(self.d)  # the token vector, [d]
+        self._at_zero = {base: self.curves(0, base) for base in BASES}
+        # one y range for every setting (offsets in steps of 8), so that moving a slider never rescales the axis
+        extremes = [
+            (self._at_zero[base][0], self.added_scores(range(0, self.max_offset + 1, 8), base)) for base in BASES
+        ]
+        low = min(min(float(rope_scores.min()), float(added.min())) for rope_scores, added in extremes)
+        high = max(max(float(rope_scores.max()), float(added.max())) for rope_scores, added in extremes)
         margin = 0.05 * (high - low)
         self.ylim = (min(low, 0.0) - margin, high + margin)
-        self._at_zero = {base: self.curves(0, base) for base in BASES}
         lang_now = _language(lang)
         controls = {
             "offset": ipywidgets.IntSlider(
@@ -100,9 +113,23 @@ class PositionWidget(AttentionWidget):
         queries = np.tile(self.x, (len(self.distances), 1))  # [D+1, d]: the same vector at every query position
         q = rope(queries, positions=offset + self.distances, base=base)  # [D+1, d]
         k = rope(self.x[None, :], positions=[offset], base=base)[0]  # [d]
-        pe = sinusoidal_encoding(offset + len(self.distances), self.d, base)[offset:]  # [D+1, d], positions offset ..
+        pe = sinusoidal_encoding(len(self.distances), self.d, base, start=offset)  # [D+1, d]: positions offset ..
         scale = np.sqrt(self.d)
         return q @ k / scale, (self.x + pe) @ (self.x + pe[0]) / scale  # [D+1] each
+
+    def added_scores(self, offsets, base):
+        """-> [offsets, D+1]: the added-sinusoid scores of `curves` at many offsets, in linear work.
+
+        (x + PE[o + D]) . (x + PE[o]) = x . x + g(o + D) + g(o) + PE[o + D] . PE[o], with g(p) = x . PE[p]
+        and PE[o + D] . PE[o] = sum_i cos(D theta_i), the same for every o: one g per position, not one
+        sinusoid table per offset. (The RoPE score does not depend on the offset at all.)
+        """
+        offsets = np.asarray(offsets)[:, None]  # [O, 1]
+        positions = np.arange(offsets.max() + len(self.distances))  # every position a curve reaches
+        g = sinusoidal_encoding(len(positions), self.d, base) @ self.x  # [P]: x . PE[p]
+        theta = frequencies(self.d, base)  # [d/2]
+        pe_dot = np.cos(self.distances[:, None] * theta).sum(axis=-1)  # [D+1]: PE[o + D] . PE[o]
+        return (self.x @ self.x + g[offsets + self.distances] + g[offsets] + pe_dot) / np.sqrt(self.d)  # [O, D+1]
 
     def compute(self, lang):
         offset, base = int(self.controls["offset"].value), int(self.controls["base"].value)
@@ -149,6 +176,8 @@ def position_widget(d=32, max_distance=64, max_offset=512, lang=None, seed=0):
     Draws the score between one token vector x at the key's position and x again at the query's,
     against the distance D = 0 .. max_distance: with RoPE it is the same curve at every offset; with
     the sinusoidal encoding added to x it changes as the pair moves.
+
+    Limits (a ValueError beyond): max_offset <= 16384, max_distance <= 512, d <= 256.
 
     controls: "offset" (IntSlider 0 .. max_offset), "base" (SelectionSlider over BASES). state: offset,
     base, distances ([D+1]), rope_scores, added_scores ([D+1] each), rope_change and added_change (the
