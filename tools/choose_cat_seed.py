@@ -12,7 +12,7 @@ d_k = 2 (no mask) easy to read. This script tries seeds from 0 up and prints the
 - at most one row whose largest weight is on the token itself — a choice, so that the picture does not
   suggest that tokens attend most to themselves (notebook 05 counts that over 1,000 random heads);
 
-and how many of the first 1,000 seeds meet the same criteria (how special the choice is). A second or two.
+and how many of the first 1,000 seeds meet the same criteria (how special the choice is). A few seconds.
 
     python tools/choose_cat_seed.py
 """
