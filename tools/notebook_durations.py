@@ -38,7 +38,7 @@ LINK_TARGET = re.compile(r"\]\([^)]*\)")
 #: For the Chinese edition's length (not its minutes): Chinese characters per English word, the usual ratio of a
 #: translation (1,000 English words become about 1,500-1,800 characters).
 CHARACTERS_PER_WORD = 1.7
-#: A row of notebook 00's map: | 07 | [title](07_x.ipynb) | question | minutes |
+#: A row of notebook 00's map: "| 07 | <the link to 07> | <its question> | 55 |"
 MAP_ROW = re.compile(r"^\|\s*(\d\d)\s*\|.*\|\s*(\d+)\s*\|\s*$", re.M)
 
 
