@@ -43,42 +43,77 @@ ARTICLE_CAT_WEIGHTS = (
 
 # --- 猫吃鱼: the course's one running example ----------------------------------------------------
 
-#: The seed of the projections W_Q, W_K, W_V of the running example (see `cat_projections`), found by
-#: tools/choose_cat_seed.py: among seeds 0-59,999, the one whose weights at d_k = 2 (no mask) have the
-#: most different rows (largest L1 distance between two rows: 0.89; the course asks for at least 0.3)
-#: such that the rows' largest weights are not all on one key, each row's largest weight beats its
-#: second by at least 0.08, and at most one row's largest weight is on the token itself (so the
-#: example does not suggest that tokens attend most to themselves). Here 猫 -> 猫, 吃 -> 猫, 鱼 -> 吃.
-#: A typical seed gives nearly identical rows instead (see `projection_spreads`).
-CAT_SEED = 53665
+
+def standardise_embeddings(x):
+    """[n, d] -> [n, d]: each component minus its mean over the n tokens, then every entry divided by one
+    standard deviation (of all n * d centred entries): mean 0 down every column, variance 1 overall.
+
+    What all tokens share is removed and every difference between two tokens is kept (only rescaled). Not
+    LayerNorm, which standardises each token on its own: the article's 吃 is 猫 + 0.4 in every component, and
+    LayerNorm maps the two to the same vector.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2 or len(x) < 2 or not np.isfinite(x).all():
+        raise ValueError(f"x must be a finite 2-D array [n, d] with at least 2 rows, got shape {x.shape}")
+    centred = x - x.mean(axis=0)  # [n, d]: every column sums to 0
+    spread = centred.std()
+    if spread == 0:
+        raise ValueError("x has identical rows: there is no difference between the tokens to standardise")
+    return centred / spread
+
+
+#: The input of the running example: the article's embeddings, standardised over the three tokens
+#: (`standardise_embeddings`). The article's rows all point the same way (every entry positive, cosines
+#: 0.91-0.97) and differ mostly in length, so with the raw X about three random projections in four put every
+#: row's largest weight on one key, at every d_k of the slider (notebook 04 counts it). Centred, the columns
+#: of X sum to 0, so every column of Q Kᵀ sums to 0 for any W_Q, W_K and any d_k: one key cannot be every
+#: row's largest unless every score is 0.
+CAT_INPUTS = tuple(tuple(float(v) for v in row) for row in standardise_embeddings(CAT_EMBEDDINGS))
+
+#: The d_k values of the d_k slider of notebook 04 (log-spaced); the running example is asked to hold at each.
+CAT_D_KS = tuple(2**i for i in range(10))  # 1, 2, 4, ..., 512
 
 #: The widest projection drawn: W_Q is the first d_k columns of a seeded [4, CAT_MAX_D_K] matrix, so a
 #: larger d_k (the d_k slider of notebook 04) adds columns to the same example instead of replacing it.
-CAT_MAX_D_K = 512
+CAT_MAX_D_K = CAT_D_KS[-1]
 
 #: The key size of the running example, as in the article.
 CAT_D_K = 2
 
+#: The seed of the projections W_Q, W_K, W_V of the running example (see `cat_projections`): a choice, made
+#: by tools/choose_cat_seed.py for a readable picture at d_k = 2 (no mask) — the first seed from 0 up
+#: whose weights have a clear winner in every row (largest weight at least 0.08 above the second), no
+#: weight above 0.8 (a blend, not a one-hot row), rows at least 0.3 apart (L1), and at most one row whose
+#: largest weight is on the token itself (so that the picture does not suggest that tokens attend most to
+#: themselves; notebook 05 counts that over 1,000 random heads instead). Here 猫 -> 吃, 吃 -> 鱼, 鱼 -> 猫:
+#: no row on itself. 152 of the first 1,000 seeds meet the same criteria.
+CAT_SEED = 0
+
 
 def cat_projections(d_k=CAT_D_K, d_v=None, seed=CAT_SEED):
-    """-> (W_Q [4, d_k], W_K [4, d_k], W_V [4, d_v]): the running example's projections, N(0, 1) entries.
+    """-> (W_Q [4, d_k], W_K [4, d_k], W_V [4, d_v]): the running example's projections, N(0, 1/4) entries.
 
-    Column j of each matrix is the same for every d_k (the first d_k columns of one seeded draw).
+    The variance 1/d_model (d_model = 4) is the usual initialisation (`init_multi_head_weights` uses it too):
+    inputs of variance 1 give queries and keys whose components have variance about 1. Column j of each
+    matrix is the same for every d_k (the first d_k columns of one seeded draw).
     """
     d_v = d_k if d_v is None else d_v
     for name, size in (("d_k", d_k), ("d_v", d_v)):
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= CAT_MAX_D_K:
             raise ValueError(f"{name} must be an integer from 1 to {CAT_MAX_D_K}, got {size!r}")
-    w_q, w_k, w_v = np.random.default_rng(seed).standard_normal((3, len(CAT_EMBEDDINGS[0]), CAT_MAX_D_K))
+    d_model = len(CAT_EMBEDDINGS[0])
+    draw = np.random.default_rng(seed).standard_normal((3, d_model, CAT_MAX_D_K)) / np.sqrt(d_model)
+    w_q, w_k, w_v = draw  # [4, 512] each
     return w_q[:, :d_k], w_k[:, :d_k], w_v[:, :d_v]  # [4, 512] -> [4, d_k], [4, d_k], [4, d_v]
 
 
 @dataclass(frozen=True)
 class CatExample:
-    """Every matrix of the 猫吃鱼 worked example, from the embeddings X to the output."""
+    """Every matrix of the 猫吃鱼 worked example, from the article's embeddings to the output."""
 
     tokens: tuple  # ("猫", "吃", "鱼")
-    x: np.ndarray  # [3, 4] the article's embeddings
+    x_article: np.ndarray  # [3, 4] the article's embeddings
+    x: np.ndarray  # [3, 4] the input that is projected: x_article standardised over the tokens (CAT_INPUTS)
     w_q: np.ndarray  # [4, d_k]
     w_k: np.ndarray  # [4, d_k]
     w_v: np.ndarray  # [4, d_v]
@@ -93,19 +128,22 @@ class CatExample:
 
 
 def cat_example(d_k=CAT_D_K, causal=False, d_v=None):
-    """The course's one 猫吃鱼 example: X from the article, W_Q, W_K, W_V from `cat_projections`.
+    """The course's one 猫吃鱼 example: the article's X standardised (`CAT_INPUTS`), W_Q, W_K, W_V from
+    `cat_projections`.
 
     ``causal=True`` applies the causal mask (notebook 05); every notebook and widget that shows 猫吃鱼
     draws these weights, so the learner meets one matrix throughout.
     """
-    x = np.array(CAT_EMBEDDINGS)  # [3, 4]
+    x = np.array(CAT_INPUTS)  # [3, 4]
     w_q, w_k, w_v = cat_projections(d_k, d_v)
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # [3, 4] x [4, d] -> [3, d]
     n = len(CAT_TOKENS)
     mask = causal_mask(n) if causal else np.ones((n, n), dtype=bool)
     output, weights = scaled_dot_product_attention(q, k, v, mask=mask)  # [3, d_v], [3, 3]
     scores = q @ k.T  # [3, d_k] x [d_k, 3] -> [3, 3]
-    return CatExample(CAT_TOKENS, x, w_q, w_k, w_v, q, k, v, scores, scores / np.sqrt(d_k), mask, weights, output)
+    article = np.array(CAT_EMBEDDINGS)
+    scaled = scores / np.sqrt(d_k)
+    return CatExample(CAT_TOKENS, article, x, w_q, w_k, w_v, q, k, v, scores, scaled, mask, weights, output)
 
 
 def row_cosines(x):
@@ -128,19 +166,31 @@ def largest_row_distance(weights):
     return float(np.abs(weights[:, None, :] - weights[None, :, :]).sum(axis=-1).max())  # [n, n, n_k] -> max
 
 
-def projection_spreads(seeds=range(1000), d_k=CAT_D_K):
-    """-> [len(seeds)]: `largest_row_distance` of the 猫吃鱼 weights for random N(0, 1) projections.
+def cat_weights(x, seeds, d_ks=CAT_D_KS, scale=True):
+    """-> [len(d_ks), len(seeds), n, n]: softmax(Q Kᵀ (/ √d_k)) of x [n, 4] for each seed's `cat_projections`.
 
-    Each seed draws W_Q, W_K (as `cat_projections` does); with the article's nearly parallel rows of X,
-    most draws give three nearly identical rows of weights.
+    One draw per seed; d_k takes its first d_k columns, as the d_k widget does.
     """
-    x = np.array(CAT_EMBEDDINGS)  # [3, 4]
-    spreads = []
-    for seed in seeds:
-        w_q, w_k, _ = cat_projections(d_k, seed=seed)
-        weights = softmax((x @ w_q) @ (x @ w_k).T / np.sqrt(d_k))  # [3, d_k] x [d_k, 3] -> [3, 3]
-        spreads.append(largest_row_distance(weights))
-    return np.array(spreads)
+    x = np.asarray(x, dtype=float)  # [n, 4]
+    w = np.array([cat_projections(CAT_MAX_D_K, seed=seed)[:2] for seed in seeds])  # [seeds, 2, 4, 512]
+    q, k = x @ w[:, 0], x @ w[:, 1]  # [n, 4] x [seeds, 4, 512] -> [seeds, n, 512] each
+    scores = [q[..., :d] @ np.swapaxes(k[..., :d], -1, -2) / (np.sqrt(d) if scale else 1.0) for d in d_ks]
+    return softmax(np.array(scores))  # [d_ks, seeds, n, n]
+
+
+def rows_share_top_key(weights):
+    """[..., n_q, n_k] -> bool [...]: whether every row puts its largest weight on the same key."""
+    top = np.asarray(weights).argmax(axis=-1)  # [..., n_q]
+    return (top == top[..., :1]).all(axis=-1)
+
+
+def projection_spreads(seeds=range(1000), d_k=CAT_D_K, x=CAT_INPUTS):
+    """-> [len(seeds)]: `largest_row_distance` of the 猫吃鱼 weights (of x, default the running example's input)
+    for each seed's `cat_projections` at d_k.
+
+    With the article's raw embeddings (nearly parallel rows) most seeds give three nearly identical rows.
+    """
+    return np.array([largest_row_distance(w) for w in cat_weights(x, seeds, d_ks=(d_k,))[0]])
 
 
 # --- the d_model table -----------------------------------------------------------------------------

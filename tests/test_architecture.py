@@ -5,6 +5,7 @@ course's machinery lives in folders named for its role, and the arrows between t
 
     widgets -> pictures -> models -> formulas        exercises -> models -> formulas
     everything -> i18n (the strings), examples (the article's data) and the formulas
+    entry points (commands a learner runs, such as python -m attn_lib.check) -> anything; nothing -> them
 
 No module imports a notebook-facing re-export hub (`attn_lib`, `attn_lib.exercises`, `attn_lib.pictures`,
 `attn_lib.widgets`) for a name it re-exports; no import cycle exists, counting the imports inside functions;
@@ -26,6 +27,9 @@ FORMULAS = {
 }  # fmt: skip
 #: Third-party libraries the formulas may use besides the standard library.
 FORMULA_LIBRARIES = {"numpy", "threadpoolctl"}
+#: Commands a learner runs (python -m attn_lib.<name>): a module at the top that may import every role, and that no
+#: module of the package imports (so a command never drags widgets into a formula).
+ENTRY_POINTS = {"check"}
 #: The folders, each a role, and the roles each may import (besides itself).
 MAY_IMPORT = {
     "formulas": set(),
@@ -36,6 +40,7 @@ MAY_IMPORT = {
     "widgets": {"formulas", "examples", "i18n", "models", "pictures"},
     "exercises": {"formulas", "examples", "i18n", "models"},
     "root": {"formulas"},
+    "entry points": {"formulas", "examples", "i18n", "models", "pictures", "widgets", "exercises", "root"},
 }
 #: The notebook-facing hubs: they re-export their children's names; no module of the package imports them.
 HUBS = {"attn_lib", "attn_lib.exercises", "attn_lib.pictures", "attn_lib.widgets"}
@@ -51,7 +56,7 @@ MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def role(name):
-    """The role of a module of the package: formulas, examples, root, or its folder's name."""
+    """The role of a module of the package: formulas, examples, entry points, root, or its folder's name."""
     parts = name.split(".")
     if len(parts) == 1:
         return "root"
@@ -59,6 +64,8 @@ def role(name):
         return "formulas"
     if len(parts) == 2 and parts[1] == "examples":
         return "examples"
+    if len(parts) == 2 and parts[1] in ENTRY_POINTS:
+        return "entry points"
     return parts[1]
 
 
@@ -101,6 +108,14 @@ def test_the_layout_is_found():
     roles = {role(name) for name in MODULES}
     assert roles == set(MAY_IMPORT), f"unexpected folders or roles: {sorted(roles - set(MAY_IMPORT))}"
     assert {"attn_lib.core", "attn_lib.exercises.diagnose", "attn_lib.i18n"} <= set(MODULES)
+
+
+def test_no_module_imports_an_entry_point():
+    """An entry point (python -m attn_lib.check) may import every role; no module of the package imports it."""
+    assert role("attn_lib.check") == "entry points" and "attn_lib.check" in MODULES
+    assert all("entry points" not in allowed for allowed in MAY_IMPORT.values())
+    importers = sorted(name for name, targets in GRAPH.items() if any(role(t) == "entry points" for t in targets))
+    assert not importers, f"{importers} import an entry point: move what they need into a module of its role"
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if role(n) == "formulas"))

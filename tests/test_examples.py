@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from attn_lib import examples
+from attn_lib.core import softmax
 
 # Copied by hand from the article's worked example (猫吃鱼, 4-dimensional embeddings, one row per token).
 ARTICLE_EMBEDDINGS = [
@@ -97,31 +98,96 @@ def by_hand(x, w_q, w_k, w_v, allowed):
     return weights, output
 
 
+def standardised_by_hand(x):
+    """Each column minus its mean over the rows, then every entry divided by one standard deviation."""
+    n, d = len(x), len(x[0])
+    means = [sum(x[i][c] for i in range(n)) / n for c in range(d)]
+    centred = [[x[i][c] - means[c] for c in range(d)] for i in range(n)]
+    std = (sum(v * v for row in centred for v in row) / (n * d)) ** 0.5  # the centred entries have mean 0
+    return [[v / std for v in row] for row in centred]
+
+
+def layer_norm_by_hand(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    var = sum((v - mean) ** 2 for v in row) / len(row)
+    return [(v - mean) / (var + eps) ** 0.5 for v in row]
+
+
 def test_cat_example_matches_a_computation_by_hand():
+    x = standardised_by_hand(ARTICLE_EMBEDDINGS)
+    np.testing.assert_allclose(examples.CAT_INPUTS, x, rtol=1e-12)
     for causal in (False, True):
         ex = examples.cat_example(causal=causal)
-        weights, output = by_hand(ARTICLE_EMBEDDINGS, ex.w_q, ex.w_k, ex.w_v, ex.mask)
+        weights, output = by_hand(x, ex.w_q, ex.w_k, ex.w_v, ex.mask)
         np.testing.assert_allclose(ex.weights, weights, rtol=1e-12)
         np.testing.assert_allclose(ex.output, output, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(ex.scores, ex.q @ ex.k.T)
         np.testing.assert_allclose(ex.scaled_scores, ex.scores / np.sqrt(2))
-        assert ex.x.tolist() == ARTICLE_EMBEDDINGS and ex.tokens == ("猫", "吃", "鱼")
+        np.testing.assert_allclose(ex.x, x, rtol=1e-12)
+        assert ex.x_article.tolist() == ARTICLE_EMBEDDINGS and ex.tokens == ("猫", "吃", "鱼")
         assert ex.q.shape == ex.k.shape == ex.v.shape == (3, 2) and ex.w_q.shape == (4, 2)
 
 
-def test_cat_example_rows_visibly_differ():
-    """The issue's criteria, at d_k = 2 without a mask: not every row's largest weight on one key, and two
-    rows at least 0.3 apart (L1)."""
+def test_standardising_keeps_the_differences_between_tokens_and_layer_norm_does_not():
+    """Notebook 03's correction: 吃 = 猫 + 0.4, so LayerNorm (each token on its own) maps them to one vector,
+    [-1.341, -0.447, 0.447, 1.341]; standardising over the tokens keeps every difference, rescaled by one number."""
+    cat, eat = (layer_norm_by_hand(row) for row in ARTICLE_EMBEDDINGS[:2])
+    np.testing.assert_allclose(cat, eat, atol=1e-12)
+    np.testing.assert_allclose(cat, [-1.341, -0.447, 0.447, 1.341], atol=5e-4)
+    np.testing.assert_allclose(np.subtract(ARTICLE_EMBEDDINGS[1], ARTICLE_EMBEDDINGS[0]), 0.4, atol=1e-12)
+    x, raw = np.array(examples.CAT_INPUTS), np.array(ARTICLE_EMBEDDINGS)
+    np.testing.assert_allclose(x.sum(axis=0), 0.0, atol=1e-12)  # every column centred
+    assert x.var() == pytest.approx(1.0)
+    ratio = (x[:, None] - x[None]) / np.where(raw[:, None] == raw[None], 1.0, raw[:, None] - raw[None])
+    off = ~np.eye(3, dtype=bool)
+    np.testing.assert_allclose(ratio[off], ratio[off].flat[0])  # one scale for every difference of two tokens
+    for bad in ([1.0, 2.0], [[1.0, 2.0]], [[1.0, np.nan], [0.0, 1.0]]):
+        with pytest.raises(ValueError, match="finite 2-D array"):
+            examples.standardise_embeddings(bad)
+    with pytest.raises(ValueError, match="identical rows"):
+        examples.standardise_embeddings([[1.0, 2.0], [1.0, 2.0]])
+
+
+@pytest.mark.parametrize("scale", [True, False])
+def test_the_running_example_rows_do_not_all_pick_one_key_at_any_offered_d_k(scale):
+    """The issue's property, at every d_k the widget offers, scaled and not: for the running example, and
+    for any seed (the columns of the standardised X sum to 0, so the columns of Q Kᵀ do too)."""
+    for d_k in examples.CAT_D_KS:
+        ex = examples.cat_example(d_k)
+        weights = ex.weights if scale else softmax(ex.scores)
+        assert len(set(weights.argmax(axis=-1).tolist())) > 1, f"d_k = {d_k}, scale = {scale}: {weights.round(3)}"
+        np.testing.assert_allclose(ex.scores.sum(axis=0), 0.0, atol=1e-9)  # why: every column sums to 0
+    shared = examples.rows_share_top_key(examples.cat_weights(examples.CAT_INPUTS, range(200), scale=scale))
+    assert not shared.any()
+
+
+def test_with_the_raw_embeddings_the_rows_mostly_pick_one_key():
+    """Why the example is standardised: with the article's X, for most seeds and at every d_k, every row's
+    largest weight is on one key; at large d_k without scaling, for the course's seed, on 吃, the longest key
+    (what the d_k widget's note says)."""
+    raw = np.array(ARTICLE_EMBEDDINGS)
+    shared = examples.rows_share_top_key(examples.cat_weights(raw, range(500)))  # [d_ks, seeds]
+    assert (shared.mean(axis=1) > 0.6).all()
+    assert examples.rows_share_top_key(examples.cat_weights(raw, [examples.CAT_SEED])).any()
+    for d_k in (128, 256, 512):
+        weights = examples.cat_weights(raw, [examples.CAT_SEED], d_ks=(d_k,), scale=False)[0, 0]
+        assert weights.argmax(axis=-1).tolist() == [1, 1, 1]  # 吃
+        _, w_k, _ = examples.cat_projections(d_k)
+        assert np.linalg.norm(raw @ w_k, axis=-1).argmax() == 1  # 吃's key is the longest
+
+
+def test_cat_example_makes_the_readable_picture_its_seed_was_chosen_for():
+    """CAT_SEED's criteria at d_k = 2 without a mask: a clear winner in every row, no weight above 0.8, two rows
+    at least 0.3 apart (L1), at most one row on its own token; and it is the first seed that meets them."""
     weights = examples.cat_example().weights
     np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
-    assert len(set(weights.argmax(axis=-1).tolist())) > 1
     l1 = max(np.abs(weights[i] - weights[j]).sum() for i in range(3) for j in range(3))
     assert l1 >= 0.3
     assert examples.largest_row_distance(weights) == pytest.approx(l1)
-    # and what CAT_SEED's comment promises: clear winners, at most one row on its own token
     ranked = np.sort(weights, axis=-1)
-    assert (ranked[:, -1] - ranked[:, -2]).min() >= 0.08
+    assert (ranked[:, -1] - ranked[:, -2]).min() >= 0.08 and weights.max() <= 0.8
     assert (weights.argmax(axis=-1) == np.arange(3)).sum() <= 1
+    assert examples.CAT_SEED == 0  # the first seed tried: tools/choose_cat_seed.py
 
 
 def test_cat_example_causal_version():
@@ -132,7 +198,7 @@ def test_cat_example_causal_version():
     np.testing.assert_allclose(ex.weights[2], examples.cat_example().weights[2])  # the last token sees everything
 
 
-def test_cat_projections_grow_by_columns():
+def test_cat_projections_grow_by_columns_and_have_variance_one_over_d_model():
     small, large = examples.cat_projections(2), examples.cat_projections(64, d_v=5)
     for w_small, w_large in zip(small, large, strict=True):
         np.testing.assert_array_equal(w_small, w_large[:, : w_small.shape[1]])
@@ -141,23 +207,28 @@ def test_cat_projections_grow_by_columns():
         examples.cat_projections(2), examples.cat_projections(2, seed=examples.CAT_SEED + 1), strict=True
     ):
         assert not np.allclose(w_a, w_b)
+    widest = np.concatenate(examples.cat_projections(512)).ravel()  # 3 x 4 x 512 entries drawn from N(0, 1/4)
+    assert abs(widest.var() - 0.25) < 0.02 and abs(widest.mean()) < 0.02
     for bad in (0, 513, 2.0, True):
         with pytest.raises(ValueError, match="d_k must be an integer from 1 to 512"):
             examples.cat_projections(bad)
 
 
 def test_article_x_rows_are_nearly_parallel_and_random_projections_keep_them_alike():
-    """Why the seed matters: cosines 0.91-0.97 between the rows of X, so most random projections give rows of
-    weights that barely differ; the running example's seed is a rare one."""
+    """Cosines 0.91-0.97 between the rows of the article's X, so most random projections give rows of weights
+    that barely differ; standardised, most give rows that differ."""
     cosines = examples.row_cosines(ARTICLE_EMBEDDINGS)
     a, b = np.array(ARTICLE_EMBEDDINGS[0]), np.array(ARTICLE_EMBEDDINGS[1])
     assert cosines[0, 1] == pytest.approx(a @ b / np.sqrt((a @ a) * (b @ b)))
     np.testing.assert_allclose(np.diag(cosines), 1.0)
     off_diagonal = cosines[~np.eye(3, dtype=bool)]
     assert off_diagonal.min() > 0.90 and off_diagonal.max() < 0.97
-    spreads = examples.projection_spreads(range(500))
-    assert np.median(spreads) < 0.3  # a typical seed: nearly identical rows
-    assert examples.largest_row_distance(examples.cat_example().weights) > np.quantile(spreads, 0.99)
+    raw = examples.projection_spreads(range(500), x=ARTICLE_EMBEDDINGS)
+    standardised = examples.projection_spreads(range(500))
+    assert np.median(raw) < 0.3 < np.median(standardised)
+    assert examples.projection_spreads([examples.CAT_SEED])[0] == pytest.approx(
+        examples.largest_row_distance(examples.cat_example().weights)
+    )
 
 
 def test_row_helpers_reject_bad_input():

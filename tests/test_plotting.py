@@ -405,3 +405,17 @@ def test_tokens_may_be_a_generator():
     assert tick_labels(fig.axes[0].xaxis) == list(tokens)
     fig = plot_attention_side_by_side([np.full((3, 3), 1 / 3)] * 2, iter(tokens), ["a", "b"])
     assert tick_labels(fig.axes[1].xaxis) == list(tokens)
+
+
+@pytest.mark.parametrize("shape", [(2, 4), (3, 3), (5, 2)])
+def test_the_colour_bar_is_exactly_as_tall_as_the_heatmap(shape):
+    """Issue 26 (notebook 02's two questions over four tokens): the colour bar beside a heatmap that is not square
+    spans the heatmap's height, not the taller box the layout gave it; and it stays one axes of the figure."""
+    weights = np.full(shape, 1 / shape[1])
+    fig = plot_attention(weights, [f"q{i}" for i in range(shape[0])], [f"k{j}" for j in range(shape[1])])
+    render_png(fig)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    heatmap, bar = (ax.get_window_extent(renderer) for ax in fig.axes)
+    assert len(fig.axes) == 2
+    assert abs(bar.y0 - heatmap.y0) < 1.5 and abs(bar.height - heatmap.height) < 1.5, (heatmap, bar)
+    assert 0 < bar.x0 - heatmap.x1 < 40  # beside it, right of it

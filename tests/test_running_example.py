@@ -71,7 +71,7 @@ def test_the_widgets_draw_the_running_example_at_their_defaults():
 
 
 def test_the_parser_finds_printed_matrices_and_the_check_can_fail():
-    text = "weights =\n [[0.393 0.308 0.298]\n [0.536 0.205 0.259]\n [0.189 0.65  0.161]]\n"
+    text = "weights =\n [[0.348 0.445 0.208]\n [0.117 0.123 0.76 ]\n [0.499 0.372 0.129]]\n"
     cell = {"cells": [{"cell_type": "code", "outputs": [{"output_type": "stream", "text": [text]}]}]}
     path = ROOT / "tests" / "_parser_probe.ipynb"
     try:

@@ -71,3 +71,21 @@ def test_bad_input_gets_a_clear_error(query, keys, labels, pattern):
 def test_labels_must_be_a_list(labels):
     with pytest.raises(TypeError, match="labels must be a list of 4 key names"):
         plot_dot_products(QUERY, KEYS, labels)
+
+
+def test_a_key_along_the_query_stays_visible_and_its_label_clear_of_the_shadows():
+    """Notebook 02's [1, 1] key equals the query: it is drawn over q, and its label sits off q's line, not on the
+    shadow of the other key (issue 26)."""
+    keys, labels = np.array([[1.0, 1.0], [3.0, 0.0]]), ["[1, 1]", "[3, 0]"]
+    fig = plot_dot_products(QUERY, keys, labels, lang="en")
+    renderer = render(fig)
+    arrows = fig.axes[0]
+    q_arrow = next(a for a in arrows.texts if a.get_text() == "" and a.arrow_patch.get_linewidth() > 3)
+    key_arrows = [a for a in arrows.texts if a.get_text() == "" and a is not q_arrow]
+    assert all(a.get_zorder() > q_arrow.get_zorder() for a in key_arrows)  # keys drawn over the query
+    label = next(a for a in arrows.texts if a.get_text() == "[1, 1]").get_window_extent(renderer)
+    feet = [line for line in arrows.lines if line.get_marker() == "o"]
+    for foot in feet:  # the shadows' end points on q's line
+        x, y = arrows.transData.transform(np.column_stack(foot.get_data())[0])
+        assert not label.expanded(1.2, 1.2).contains(x, y), "the [1, 1] label sits on a shadow"
+    assert layout_problems(fig, renderer) == []

@@ -392,6 +392,22 @@ def test_the_d_k_widget_shows_the_same_example_at_every_d_k():
         np.testing.assert_allclose(w.state["weights"], examples.cat_example(d_k).weights, rtol=1e-10, atol=1e-15)
 
 
+@pytest.mark.parametrize("scale", [True, False])
+def test_the_d_k_widget_rows_never_all_pick_one_key(english, scale):
+    """Issue 26: at every d_k the slider offers, scaled and not, 猫吃鱼's rows put their largest weights on
+    more than one key; and the note under the tables says what large d_k does without scaling, and why."""
+    w = dk_widget()
+    w.controls["scale"].value = scale
+    assert tuple(w.controls["d_k"].options) == examples.CAT_D_KS
+    for d_k in examples.CAT_D_KS:
+        w.controls["d_k"].value = d_k
+        assert w.state["error"] is None
+        assert len(set(w.state["weights"].argmax(axis=-1).tolist())) > 1, (d_k, scale, w.state["weights"])
+    assert "the longest, 吃" in w.info.value and "notebook 02" in w.info.value
+    zh = dk_widget(lang="zh")
+    assert "最长的“吃”" in zh.info.value
+
+
 # --- what a static reader sees -------------------------------------------------------------------
 
 

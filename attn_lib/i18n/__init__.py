@@ -8,6 +8,7 @@ English and Chinese side by side, so that a sentence changed in one language is 
     widgets              the widgets (attn_lib.widgets)
     generation           notebook 12's pictures and sampling widget
     models               the model fetcher's messages (attn_lib.models.fetch)
+    check                the learner's readiness check (python -m attn_lib.check)
     exercises_shared     the diagnoses several checkers share (attn_lib.exercises.diagnose, .mistakes)
     exercises_<topic>    each checker module's own words (counting, basics, attention, multihead,
                          position, capstone, modern, generation, training, efficient,
@@ -18,6 +19,7 @@ Nothing else hard-codes UI text. Pick the language per call with ``lang="zh"``, 
 """
 
 from attn_lib.i18n import (
+    check,
     diagrams,
     exercises_attention,
     exercises_basics,
@@ -46,6 +48,7 @@ AREAS = (
     widgets,
     generation,
     models,
+    check,
     exercises_shared,
     exercises_counting,
     exercises_basics,

@@ -26,6 +26,8 @@ from attn_lib.pictures.heatmaps import LEGEND_PAD, MASK_TEXT, format_weight, plo
 
 #: Dots per inch of the widgets' pictures: small enough to redraw in a few tens of milliseconds.
 DPI = 80
+#: The 猫吃鱼 heatmap's width in inches: 6.0 x DPI = 480 pixels, as wide as the course's other widget pictures.
+CAT_WIDTH = 6.0
 #: The notebooks' own figures are drawn at this many dots per inch; a widget's text should look as large.
 NOTEBOOK_DPI = 100
 #: The smallest text of the heads grid, in points at NOTEBOOK_DPI: 10 pt at DPI draws as 8 pt would there.
@@ -171,7 +173,7 @@ def cat_figure(lang, mask=None, legend_room=False):
         list(examples.CAT_TOKENS),
         lang=lang,
         title="-",
-        figsize=(4.6, 3.9 if legend_room else 3.6),
+        figsize=(CAT_WIDTH, 4.9 if legend_room else 4.6),
         mask=None if mask is None else allowed,
     )
     title = fig.axes[0].title

@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib import font_manager
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.transforms import Bbox
 
 from attn_lib._checks import _describe, as_float_array, check_positive_int
 from attn_lib.i18n import t
@@ -202,7 +203,8 @@ def draw_attention(
             borderaxespad=0.3,
         )
     if colorbar:
-        ax.figure.colorbar(image, ax=ax, label=t("weight", lang), fraction=0.046, pad=0.04)
+        bar = ax.figure.colorbar(image, ax=ax, label=t("weight", lang), fraction=0.046, pad=0.04)
+        bar.ax.set_axes_locator(_as_tall_as(ax))  # the layout's place for it, the heatmap's height (n_q != n_k too)
     return image
 
 
@@ -236,6 +238,19 @@ def _check_annotate(annotate, n_q, n_k, default):
             f" are {n_q} x {n_k} (the numbers would not fit their cells): pass annotate=None or a slice of the weights"
         )
     return bool(annotate)
+
+
+def _as_tall_as(ax):
+    """An axes locator for a colour bar: the layout's width and gap, beside `ax`'s drawn (aspect-fitted) box and
+    as tall as it."""
+
+    def locate(bar_ax, renderer):
+        ax.apply_aspect()
+        heatmap, place = ax.get_position(original=False), bar_ax.get_position(original=True)
+        gap = place.x0 - ax.get_position(original=True).x1
+        return Bbox.from_bounds(heatmap.x1 + gap, heatmap.y0, place.width, heatmap.height)
+
+    return locate
 
 
 #: Points between a heatmap and its title when a legend for masked cells sits between them.

@@ -64,16 +64,24 @@ def plot_dot_products(query, keys, labels, *, axis_labels=None, title=None, lang
     reach = 1.25 * max(np.abs(keys).max(), np.abs(query).max())
     unit = query / q_len  # [2]
     left.axline((0, 0), tuple(unit), color=q_fill, lw=6, zorder=0, label=t("vectors.direction", lang))
-    left.annotate("", xy=tuple(query), xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "color": q_edge, "lw": 4})
-    left.annotate("q", xy=tuple(query), xytext=(4, -12), textcoords="offset points", color=q_edge, fontsize=12)
+    # q wide and pale underneath, the keys thin and dark on top: a key along q (even equal to q) stays visible
+    q_arrow = {"arrowstyle": "-|>,head_width=0.5,head_length=0.8", "color": q_edge, "lw": 7, "alpha": 0.45}
+    left.annotate("", xy=tuple(query), xytext=(0, 0), arrowprops=q_arrow, zorder=1)
+    side = np.array([-unit[1], unit[0]])  # q's left-hand side: where the label "q" goes
+    left.annotate("q", xy=tuple(query), xytext=tuple(12 * side), textcoords="offset points", color=q_edge,
+                  fontsize=12, ha=_side(side[0], "left", "right"), va=_side(side[1], "bottom", "top"))  # fmt: skip
     for key, label, shadow in zip(keys, labels, k_len * cosines, strict=True):  # drawn over q
         foot = shadow * unit  # [2]: where the key's shadow ends on q's line
-        left.plot(*zip(key, foot, strict=True), ls=":", color=MUTED, lw=1)
-        left.plot(*foot, "o", color=k_edge, ms=4)
-        left.annotate("", xy=tuple(key), xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "color": k_edge, "lw": 1.8})
-        out = key / np.linalg.norm(key)  # the label sits just beyond the tip, in the arrow's direction
-        left.annotate(label, xy=tuple(key), xytext=tuple(9 * out), textcoords="offset points", color=TEXT,
-                      fontsize=10, ha=_side(out[0], "left", "right"), va=_side(out[1], "bottom", "top"))  # fmt: skip
+        left.plot(*zip(key, foot, strict=True), ls=":", color=MUTED, lw=1, zorder=2)
+        left.plot(*foot, "o", color=k_edge, ms=4, zorder=3)
+        left.annotate("", xy=tuple(key), xytext=(0, 0), zorder=4,
+                      arrowprops={"arrowstyle": "-|>", "color": k_edge, "lw": 1.8})  # fmt: skip
+        out = key / np.linalg.norm(key)  # the label sits just beyond the tip, in the arrow's direction ...
+        if abs(out[0] * unit[1] - out[1] * unit[0]) < 0.3:  # ... unless that is on q's line, among the shadows:
+            out = -side  # then on q's right-hand side, away from q's label
+        left.annotate(label, xy=tuple(key), xytext=tuple(11 * out), textcoords="offset points", color=TEXT,
+                      fontsize=10, ha=_side(out[0], "left", "right"), va=_side(out[1], "bottom", "top"),
+                      zorder=5)  # fmt: skip
     left.set_xlim(-reach, reach)
     left.set_ylim(-reach, reach)
     left.set_aspect("equal")

@@ -43,8 +43,8 @@ from attn_lib.pictures.fast_figures import FastFigure, cat_figure, heads_figure,
 from attn_lib.pictures.heatmaps import draw_attention, use_cjk_font
 from attn_lib.widgets.shell import AttentionWidget, _language, check_tokens
 
-#: The d_k values of the d_k slider (log-spaced).
-D_K_OPTIONS = tuple(2**i for i in range(10))  # 1, 2, 4, ..., 512
+#: The d_k values of the d_k slider (log-spaced): those at which the running example is checked.
+D_K_OPTIONS = examples.CAT_D_KS  # 1, 2, 4, ..., 512
 #: How many random (q, k) pairs the d_k widget uses to measure Var(q . k).
 N_SAMPLE_PAIRS = 2000
 #: At most this many heads are offered by default (one heatmap each).
@@ -86,7 +86,7 @@ class DkWidget(AttentionWidget):
     def __init__(self, lang=None, seed=0, d_in=64, n_pairs=N_SAMPLE_PAIRS):
         rng = np.random.default_rng(check_seed(seed))
         d_max = D_K_OPTIONS[-1]
-        x_cat = np.array(examples.CAT_EMBEDDINGS)  # [3, 4]: the article's embeddings
+        x_cat = np.array(examples.CAT_INPUTS)  # [3, 4]: the article's embeddings, standardised over the tokens
         x_long = rng.standard_normal((len(examples.SHANGHAI_TOKENS), d_in))  # [11, d_in]
         # columns 0..d_k-1 of each projection give the d_k-dimensional q and k; for 猫吃鱼 they are the course's
         # projections (cat_projections: the same first columns for every d_k), so d_k = 2 is cat_example()
@@ -197,17 +197,20 @@ class DkWidget(AttentionWidget):
             f"<p>{html.escape(sample)}</p>"
             f"<table><tr><th>{html.escape(t('widgets.sentence', lang))}</th>"
             f"<th>{html.escape(t('widgets.row_max', lang))}</th></tr>{body}</table>"
+            f"<p>{html.escape(t('widgets.dk_note', lang))}</p>"
         )
 
 
 def dk_widget(lang=None, seed=0):
     """A d_k slider (1, 2, 4, ..., 512) and a "scale by √d_k" checkbox that redraw two heatmaps and their statistics.
 
-    猫吃鱼 is the course's example: the article's X times the first d_k columns of the course's projections
-    (`attn_lib.examples.cat_projections`), so at the default d_k = 2 with scaling its weights are
-    `cat_example().weights`. The longer sentence has seeded random embeddings and projections. The figure's
-    title states Var(q . k) measured over all 2000 sampled pairs of unit-variance d_k-vectors: about d_k
-    unscaled, about 1 scaled.
+    猫吃鱼 is the course's example: the article's X standardised over the tokens (`examples.CAT_INPUTS`) times
+    the first d_k columns of the course's projections (`attn_lib.examples.cat_projections`), so at the default
+    d_k = 2 with scaling its weights are `cat_example().weights`, and at every d_k offered the rows' largest
+    weights are not all on one key (the standardised X's columns sum to 0). The line under the tables says
+    what happens at large d_k without scaling, and why. The longer sentence has seeded random embeddings and
+    projections. The figure's title states Var(q . k) measured over all 2000 sampled pairs of unit-variance
+    d_k-vectors: about d_k unscaled, about 1 scaled.
 
     controls: "d_k" (SelectionSlider), "scale" (Checkbox). state: d_k, scale, tokens, scores, weights
     ([3, 3], 猫吃鱼), long_tokens, long_scores, long_weights ([11, 11]), score_var, long_score_var,
@@ -225,7 +228,7 @@ class MaskWidget(AttentionWidget):
     kind = "mask"
 
     def __init__(self, lang=None, seed=examples.CAT_SEED, d_k=examples.CAT_D_K):
-        x = np.array(examples.CAT_EMBEDDINGS)  # [3, 4]: the article's embeddings
+        x = np.array(examples.CAT_INPUTS)  # [3, 4]: the article's embeddings, standardised over the tokens
         w_q, w_k, _ = examples.cat_projections(d_k, seed=check_seed(seed))  # the course's, at the default seed
         q, k = x @ w_q, x @ w_k  # [3, 4] x [4, d_k] -> [3, d_k] each
         self._scores = q @ k.T / np.sqrt(d_k)  # [3, d_k] x [d_k, 3] -> [3, 3]
