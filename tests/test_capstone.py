@@ -272,31 +272,44 @@ def test_a_missing_w_o_is_caught_by_the_small_inputs(model):
 
 
 def two_d_only(q, k, v, mask=None):
-    """Passes the small inputs with batches of 3 axes (swapaxes(k, 1, 2)), fails on the model's 4."""
+    """Right for 2 and 3 axes, wrong on the model's 4: since issue 27 the small inputs have 4 axes too."""
     if q.ndim == 4:
         k = k.T
     return attention()(q, k, v, mask)
 
 
+def fails_on_twelve_heads(q, k, v, mask=None):
+    """Passes every small input, raises on the model's 12 heads: only the model run can say so."""
+    if in_the_model(q):
+        raise ValueError("my code assumed at most 8 heads")
+    return attention()(q, k, v, mask)
+
+
+def in_the_model(q):
+    """True for the model's q [b, 12, n, 32]: the small inputs have 4 axes too, but never 12 heads."""
+    return q.ndim == 4 and q.shape[-3] == 12
+
+
 def slow_inside_the_model(q, k, v, mask=None):
-    if q.ndim == 4:
+    if in_the_model(q):
         time.sleep(0.5)
     return attention()(q, k, v, mask)
 
 
 def unscaled_inside_the_model(q, k, v, mask=None):
-    return attention(scale=1.0 if q.ndim == 4 else None)(q, k, v, mask)
+    return attention(scale=1.0 if in_the_model(q) else None)(q, k, v, mask)
 
 
 def wrong_shape_inside_the_model(q, k, v, mask=None):
     output, weights = attention()(q, k, v, mask)
-    return (output[..., :1], weights) if q.ndim == 4 else (output, weights)
+    return (output[..., :1], weights) if in_the_model(q) else (output, weights)
 
 
 @pytest.mark.parametrize(
     ("fn", "key", "words", "timeout"),
     [
-        (two_d_only, "raised", "Inside the model (layer 1) your function raised ValueError", 5),
+        (two_d_only, "batch_heads", "it fails with two leading axes, [B, h, n, d_k]", 5),
+        (fails_on_twelve_heads, "raised", "Inside the model (layer 1) your function raised ValueError", 5),
         (slow_inside_the_model, "timeout", "took longer than 0.6 s", 0.1),
         (wrong_shape_inside_the_model, "inside", "Inside the model (layer 1): The output should have shape", 5),
         (unscaled_inside_the_model, "differs", "agrees with attn_lib on the exercise's small inputs, but not", 5),

@@ -24,6 +24,7 @@ from attn_lib.exercises.diagnose import (
     as_mask_pattern,
     as_numbers,
     batch_error,
+    check_batched,
     describe,
     difference,
     error_text,
@@ -116,6 +117,7 @@ def check_softmax(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("softmax",)):
 
 
 def _scores_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(1)
     shapes = [("case_nq_nk", (3, 4), (5, 4)), ("case_nq_nk", (6, 16), (2, 16)), ("case_single", (1, 8), (1, 8))]
     if batched:
@@ -204,6 +206,7 @@ def check_causal_mask(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("causal_ma
 
 
 def _attention_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(2)
     padding = np.array([[1, 1, 1, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 1, 0]], dtype=bool)  # row 1 sees no key
     large_q = 30 * rng.standard_normal((3, 4))
@@ -224,10 +227,15 @@ def _attention_cases(batched):
         q_b, k_b = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4))
         q_c, k_c = rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 4))
         q_p, k_p = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4))
+        # two leading axes [B, h, n, d_k], as every head of multi-head attention gives them (notebooks 06, 09)
+        q_h, k_h = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 6, 5))
+        q_m, k_m = rng.standard_normal((2, 3, 5, 4)), rng.standard_normal((2, 3, 5, 4))
         specs += [
             ("case_batch", q_b, k_b, (2, 5, 6), None),
             ("case_batch_mask", q_c, k_c, (2, 5, 3), causal_mask(5)),
             ("case_batch_mask", q_p, k_p, (2, 5, 6), per_sentence),
+            ("case_batch_heads", q_h, k_h, (2, 3, 6, 7), None),
+            ("case_batch_heads_mask", q_m, k_m, (2, 3, 5, 6), causal_mask(5)),  # one [n, n] mask for every head
         ]
     specs.append(("case_masked_row", rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), (5, 2), padding))
     cases = []

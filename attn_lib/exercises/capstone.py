@@ -39,6 +39,7 @@ from attn_lib.exercises.diagnose import (
     Result,
     as_numbers,
     call_learner,
+    check_timeout,
     describe,
     error_text,
     fmt,
@@ -245,6 +246,7 @@ def run_in_real_model_checks(fn, model=None, timeout=DEFAULT_TIMEOUT):
         raise TypeError(
             f"model must be a MiniLM from attn_lib.models.pretrained.load_minilm() or None, got {describe(model)}"
         )
+    timeout = check_timeout(timeout)
     if not callable(fn):
         small = _small_checks(fn, "attention", timeout)  # says "expected a function"
         return ModelResult(False, small.key, small)

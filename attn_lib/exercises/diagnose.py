@@ -105,6 +105,25 @@ def _copy(value):
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
+def check_timeout(timeout):
+    """`timeout` (seconds per call of the learner's function) as a float, or an error naming the rule."""
+    if isinstance(timeout, (bool, np.bool_)) or not isinstance(timeout, numbers.Real):
+        raise TypeError(
+            f"timeout must be a number of seconds (e.g. timeout=5), got {describe(timeout)}"
+            " (None is refused too: a function that never returns would hang the checker)"
+        )
+    if not 0 < float(timeout) < float("inf"):
+        raise ValueError(f"timeout must be a positive, finite number of seconds (e.g. timeout=5), got {timeout!r}")
+    return float(timeout)
+
+
+def check_batched(batched):
+    """`batched` as a bool (True: also run the cases with leading batch axes), or a TypeError naming it."""
+    if not isinstance(batched, (bool, np.bool_)):
+        raise TypeError(f"batched must be True or False, got {describe(batched)}")
+    return bool(batched)
+
+
 def call_learner(fn, case, timeout, watch=None):
     """Run fn(*case.args, **case.kwargs) in a thread; give up waiting after `timeout` seconds.
 
@@ -162,6 +181,7 @@ def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None
     `forbid`: names of attn_lib functions the learner's code must not run (see attn_lib.exercises.forbid).
     """
     watch = Watch(forbid)  # checks `forbid` before anything runs
+    timeout = check_timeout(timeout)
     if not callable(fn):
         return Result(False, exercise, "not_callable", {"got": describe(fn)})
     notes = set()
@@ -368,11 +388,15 @@ def axes_order(got_shape, expected_shape, names):
 def batch_error(key):
     """on_error hook: an exception on a batch case, after the unbatched cases passed, gets `key`.
 
-    On a batch with a mask (after the batch without one passed) it gets "batch_mask" instead.
+    On a batch with a mask (after the batch without one passed) it gets "batch_mask" instead, and on
+    inputs with two leading axes [B, h, n, d_k] (after a batch [B, n, d_k] passed) "batch_heads".
     """
 
     def on_error(case, exc, passed):
         if case.kind.startswith("case_batch") and passed and isinstance(exc, (ValueError, TypeError, IndexError)):
+            one_batch_passed = any(c.kind in ("case_batch", "case_batch_mask") for c in passed)
+            if case.kind.startswith("case_batch_heads") and one_batch_passed:
+                return Finding("batch_heads", {"error": error_text(exc)})
             return Finding("batch_mask" if case.kind == "case_batch_mask" else key, {"error": error_text(exc)})
         if isinstance(exc, TypeError) and "mask" in str(exc):
             return Finding("mask_argument", {"error": error_text(exc)})

@@ -11,8 +11,9 @@ a `functools.partial` or a helper function of the learner's that calls it are al
 import os
 import sys
 
-from attn_lib import core, efficient, grouped, multihead, sliding_window
-from attn_lib.models import ngram
+from attn_lib import block, core, efficient, grouped, multihead, position, sliding_window
+from attn_lib.exercises import counting_reference
+from attn_lib.models import bert, ngram, tiny_model
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
     "scaled_dot_product_attention",
@@ -28,12 +29,17 @@ _DOING_THE_WORK_OF = {
     "causal_mask": ("causal_mask",),
     "split_heads": ("split_heads", "multi_head_attention"),
     "merge_heads": ("merge_heads", "multi_head_attention"),
-    "multi_head_attention": ("multi_head_attention",),
+    # every function that computes Concat(head_1, ..., head_h) W_O from x and the four weights
+    "multi_head_attention": ("multi_head_attention", "grouped_query_attention", "multi_head_with", "attention_layer"),
     "count_parameters": ("count_parameters",),
     "count_next_tokens": ("count_next_tokens",),  # next_token_distribution calls it, so it is seen too
     "grouped_attention": ("grouped_attention", "grouped_query_attention", "repeat_kv", "KVCache"),
     "sliding_window_mask": ("sliding_window_mask",),
     "kv_cache_bytes": ("kv_cache_bytes",),
+    "sinusoidal_encoding": ("sinusoidal_encoding",),
+    "rope": ("rope", "rope_matrix"),
+    "layer_norm": ("layer_norm",),
+    "window_counts": ("window_counts",),  # the counting exercise's own reference, public in attn_lib.exercises.counting
 }
 FORBIDDABLE = tuple(_DOING_THE_WORK_OF)
 
@@ -45,6 +51,11 @@ _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.grouped.": ("grouped_attention", "grouped_query_attention", "repeat_kv", "kv_cache_bytes"),
     "attn_lib.sliding_window.": ("sliding_window_mask",),
     "attn_lib.models.ngram.": ("count_next_tokens",),
+    "attn_lib.models.bert.": ("multi_head_with",),
+    "attn_lib.models.tiny_model.": ("attention_layer",),
+    "attn_lib.position.": ("sinusoidal_encoding", "rope", "rope_matrix"),
+    "attn_lib.block.": ("layer_norm",),
+    "attn_lib.exercises.counting.": ("window_counts",),
 }
 
 
@@ -62,7 +73,7 @@ def _public_codes():
         "causal_mask": (core.causal_mask,),
         "split_heads": (multihead.split_heads,),
         "merge_heads": (multihead.merge_heads,),
-        "multi_head_attention": (multihead.multi_head_attention,),
+        "multi_head_attention": (multihead.multi_head_attention, multihead._attend_heads),
         "count_parameters": (multihead.count_parameters,),
         "tiled_attention": (efficient.tiled_attention,),
         "blocked_attention_with_weights": (efficient.blocked_attention_with_weights,),
@@ -73,6 +84,13 @@ def _public_codes():
         "repeat_kv": (grouped.repeat_kv,),
         "sliding_window_mask": (sliding_window.sliding_window_mask,),
         "kv_cache_bytes": (grouped.kv_cache_bytes,),
+        "multi_head_with": (bert.multi_head_with,),
+        "attention_layer": (tiny_model.attention_layer,),
+        "sinusoidal_encoding": (position.sinusoidal_encoding,),
+        "rope": (position.rope,),
+        "rope_matrix": (position.rope_matrix,),
+        "layer_norm": (block.layer_norm, block._layer_norm),
+        "window_counts": (counting_reference.window_counts,),
     }
     return {name: {f.__code__: public_name(name) for f in fs} for name, fs in functions.items()}
 

@@ -54,6 +54,18 @@ def softmax_mistake(x, got):
     return first_match(got, candidates)
 
 
+def global_max_softmax(x):
+    """The mistake: the maximum of the whole array subtracted, so a row far below it underflows to 0/0 = NaN."""
+    e = np.exp(x - np.max(x))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def overflow_mistake(got, scores):
+    """NaN or inf with large scores: the global maximum subtracted (rows underflow), else no maximum (exp overflows)."""
+    found = first_match(got, [("attn_softmax_global_max", {}, lambda: global_max_softmax(scores))])
+    return found or Finding("attn_softmax_overflow")
+
+
 def mask_pattern_mistake(got, n):
     """The finding for a boolean pattern that is not the lower triangle, or None."""
     ones = np.ones((n, n), dtype=bool)
@@ -144,7 +156,7 @@ def attention_weights_mistake(case, got):
         visible = np.broadcast_to(np.any(mask, axis=-1, keepdims=True), expected.shape)  # rows that see a key
     bad = ~np.isfinite(got) & np.isfinite(expected)
     if case.kind == "case_large_scores" and bad.any():
-        return Finding("attn_softmax_overflow")
+        return overflow_mistake(got, masked(scores, mask))
     if case.kind == "case_masked_row" and matches(got, expected, visible):
         row = int(np.argwhere(~visible[..., 0])[0][-1])
         if np.isnan(got[..., row, :]).all():
@@ -159,6 +171,8 @@ def attention_weights_mistake(case, got):
         lambda c: softmax(masked(c * raw, mask)), d_k, {"n_q": q.shape[-2], "n_k": k.shape[-2], "d_v": v.shape[-1]}
     )
     candidates.append(("attn_softmax_axis", {}, lambda: softmax(masked(scores, mask), axis=-2)))
+    after = {"sqrt_dk": fmt(np.sqrt(d_k)), "total": fmt(1 / np.sqrt(d_k))}  # the scale applied to the weights
+    candidates.append(("attn_scale_after_softmax", after, lambda: softmax(masked(raw, mask)) / np.sqrt(d_k)))
     found = first_match(got, candidates, visible)
     if found:
         return found

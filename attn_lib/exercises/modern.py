@@ -27,6 +27,7 @@ from attn_lib.exercises.diagnose import (
     Finding,
     Word,
     as_mask_pattern,
+    check_batched,
     describe,
     difference,
     error_text,
@@ -56,6 +57,7 @@ __all__ = [
 
 
 def _gqa_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(11)
     # (kind, leading axes, query heads, K/V heads, n, d_k, d_v, mask): tiling and repeating differ when 1 < h_kv < h
     specs = [

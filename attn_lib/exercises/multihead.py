@@ -20,6 +20,7 @@ from attn_lib.exercises.diagnose import (
     as_numbers,
     axes_order,
     batch_error,
+    check_batched,
     describe,
     difference,
     error_text,
@@ -34,7 +35,9 @@ from attn_lib.exercises.diagnose import (
 from attn_lib.exercises.mistakes import (
     hidden_weight,
     mask_use_mistake,
+    masked,
     mha_variant,
+    overflow_mistake,
     split_interleaved,
     split_reshape_only,
     swap_last,
@@ -61,6 +64,7 @@ __all__ = [
 
 
 def _split_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(3)
     specs = [("case_random", (5, 12), 3), ("case_single", (1, 6), 2), ("case_one_head", (4, 6), 1)]
     specs.append(("case_dk_one", (3, 4), 4))
@@ -129,6 +133,7 @@ def _negative_scores_input(rng, w, shape, h):
 
 
 def _multi_head_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(4)
     specs = [
         ("case_random", (5, 12), 3, None),
@@ -173,8 +178,9 @@ def _judge_multi_head(case, value, notes):
 
     if not matches(weights, expected_weights):
         if case.kind == "case_large_scores" and not np.isfinite(weights).all():
-            return Finding("attn_softmax_overflow")
+            return overflow_mistake(weights, masked(scores(), mask))
         scale = {"d_k": d_k, "sqrt_dk": fmt(np.sqrt(d_k))}
+        after = {"sqrt_dk": fmt(np.sqrt(d_k)), "total": fmt(1 / np.sqrt(d_k))}
         candidates = [
             ("scale_d_model", {**scale, "sqrt_d_model": fmt(np.sqrt(d_model))}, variant(1, scale=1 / np.sqrt(d_model))),
             ("scale_missing", scale, variant(1, scale=1.0)),
@@ -182,6 +188,7 @@ def _judge_multi_head(case, value, notes):
             ("mha_split", {}, variant(1, split=split_reshape_only)),
             ("mha_split", {}, variant(1, split=split_interleaved)),
             ("mha_transposed", {}, variant(1, transpose=True)),
+            ("attn_scale_after_softmax", after, lambda: variant(1, scale=1.0)() / np.sqrt(d_k)),
         ]
         found = first_match(weights, candidates)
         if found is None and mask is not None:
@@ -207,8 +214,10 @@ def run_multi_head_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("mu
 def check_multi_head(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("multi_head_attention",)):
     """fn: x [..., n, d_model], 4 weights, n_heads, mask=None -> (output [..., n, d_model], weights [..., h, n, n]).
 
-    Prints one verdict line; True if every check passed. attn_lib.multi_head_attention is forbidden
-    (split_heads, merge_heads and scaled_dot_product_attention are allowed).
+    Prints one verdict line; True if every check passed. attn_lib.multi_head_attention is forbidden, and so
+    is every attn_lib function that does its work (attn_lib.grouped.grouped_query_attention with n_kv_heads =
+    n_heads, attn_lib.models.bert.multi_head_with, the tiny model's attention_layer); split_heads,
+    merge_heads and scaled_dot_product_attention are allowed.
     """
     lang = None if lang is None else check_language(lang)
     return report(run_multi_head_checks(fn, batched, timeout, forbid), lang)

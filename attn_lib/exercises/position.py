@@ -24,6 +24,7 @@ from attn_lib.exercises.diagnose import (
     Case,
     Finding,
     as_numbers,
+    check_batched,
     difference,
     error_text,
     first_match,
@@ -116,21 +117,25 @@ def _judge_sinusoid(case, value, notes):
     return sinusoid_mistake(n, d, got) or difference(got, expected)
 
 
-def run_sinusoidal_encoding_checks(fn, timeout=DEFAULT_TIMEOUT):
+def run_sinusoidal_encoding_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("sinusoidal_encoding",)):
     """fn: (n, d_model) -> [n, d_model], the sinusoidal table. Returns the `Result`; prints nothing."""
-    return run_cases("sinusoidal_encoding", fn, _sinusoid_cases(), _judge_sinusoid, timeout)
+    return run_cases("sinusoidal_encoding", fn, _sinusoid_cases(), _judge_sinusoid, timeout, forbid=forbid)
 
 
-def check_sinusoidal_encoding(fn, lang=None, timeout=DEFAULT_TIMEOUT):
-    """fn: (n, d_model) -> [n, d_model] with sin in the even, cos in the odd columns. Prints one verdict line."""
+def check_sinusoidal_encoding(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("sinusoidal_encoding",)):
+    """fn: (n, d_model) -> [n, d_model] with sin in the even, cos in the odd columns. Prints one verdict line.
+
+    attn_lib.position.sinusoidal_encoding is forbidden: write the table yourself (forbid=() allows it).
+    """
     lang = None if lang is None else check_language(lang)
-    return report(run_sinusoidal_encoding_checks(fn, timeout), lang)
+    return report(run_sinusoidal_encoding_checks(fn, timeout, forbid), lang)
 
 
 # --- attention with RoPE --------------------------------------------------------------------------
 
 
 def _rope_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(7)
     specs = [
         ("case_random", (6, 8), 4, None),  # d_v even (as in real models), so a rotated v is possible
@@ -210,19 +215,20 @@ def _rope_error(case, exc, passed):
     return None
 
 
-def run_rope_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT):
+def run_rope_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("rope",)):
     """fn: (q, k, v, mask=None) -> (output, weights), attention with RoPE on q and k. Returns the `Result`."""
-    return run_cases("rope", fn, _rope_cases(batched), _judge_rope, timeout, _rope_error)
+    return run_cases("rope", fn, _rope_cases(batched), _judge_rope, timeout, _rope_error, forbid)
 
 
-def check_rope(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT):
+def check_rope(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("rope",)):
     """fn: (q [..., n, d_k], k [..., n, d_k], v [..., n, d_v], mask=None) -> (output, weights). One verdict line.
 
     q and k of token m are turned by RoPE (positions 0 .. n-1, pairs (2i, 2i+1), base 10000), v is
-    not; then scaled dot-product attention. Returns True if every check passed.
+    not; then scaled dot-product attention. Returns True if every check passed. attn_lib.position.rope
+    (and rope_matrix) is forbidden: turn the pairs yourself; scaled_dot_product_attention is allowed.
     """
     lang = None if lang is None else check_language(lang)
-    return report(run_rope_checks(fn, batched, timeout), lang)
+    return report(run_rope_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- layer norm -----------------------------------------------------------------------------------
@@ -292,15 +298,16 @@ def _layer_norm_error(case, exc, passed):
     return None
 
 
-def run_layer_norm_checks(fn, timeout=DEFAULT_TIMEOUT):
+def run_layer_norm_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("layer_norm",)):
     """fn: (x [..., d], gamma [d], beta [d]) -> [..., d], with eps = 1e-5 as default. Returns the `Result`."""
-    return run_cases("layer_norm", fn, _layer_norm_cases(), _judge_layer_norm, timeout, _layer_norm_error)
+    return run_cases("layer_norm", fn, _layer_norm_cases(), _judge_layer_norm, timeout, _layer_norm_error, forbid)
 
 
-def check_layer_norm(fn, lang=None, timeout=DEFAULT_TIMEOUT):
+def check_layer_norm(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("layer_norm",)):
     """fn: (x [..., d], gamma [d], beta [d]) -> [..., d], each token normalised over its d features, eps = 1e-5.
 
-    Prints one verdict line; True if every check passed.
+    Prints one verdict line; True if every check passed. attn_lib.block.layer_norm is forbidden: write it
+    yourself (forbid=() allows it).
     """
     lang = None if lang is None else check_language(lang)
-    return report(run_layer_norm_checks(fn, timeout), lang)
+    return report(run_layer_norm_checks(fn, timeout, forbid), lang)

@@ -30,6 +30,11 @@ STRINGS = {
     "exercises.case_masked_negative": ("a mask over strongly negative scores", "分数全是很大的负数时的掩码"),
     "exercises.case_batch_mask": ("a batch with a mask", "带掩码的批量输入"),
     "exercises.case_batch_2": ("two batch axes", "两个批量维度"),
+    "exercises.case_batch_heads": ("two leading axes [B, h, n, d_k]", "前面两个轴 [B, h, n, d_k]"),
+    "exercises.case_batch_heads_mask": (
+        "two leading axes [B, h, n, d_k] and an [n, n] mask",
+        "前面两个轴 [B, h, n, d_k] 加一个 [n, n] 掩码",
+    ),
     "exercises.word_output": ("The output", "输出"),
     "exercises.word_weights": ("The weights", "权重"),
     "exercises.word_result": ("The result", "结果"),
@@ -166,6 +171,28 @@ STRINGS = {
         " attn_lib.softmax).",
         "分数很大时出现 NaN 或 inf：你的 softmax 溢出了。在 np.exp 之前先减去每行的最大值（或直接用"
         " attn_lib.softmax）。",
+    ),
+    "exercises.attn_softmax_global_max": (
+        "NaN with large scores: you subtracted the maximum of all the scores, not each row's own, so in a row whose"
+        " scores lie far below it every exp underflows to 0, and 0/0 = NaN. Subtract each row's maximum:"
+        " scores.max(axis=-1, keepdims=True).",
+        "分数很大时出现 NaN：你减去的是所有分数的最大值，而不是每一行自己的最大值；某一行的分数若远低于它，"
+        "这一行的 exp 会全部下溢为 0，0/0 = NaN。请减去每一行自己的最大值：scores.max(axis=-1, keepdims=True)。",
+    ),
+    "exercises.attn_scale_after_softmax": (
+        "Your weights are softmax(Q Kᵀ) divided by √d_k = {sqrt_dk}: the scaling came after the softmax, so every row"
+        " sums to 1/√d_k = {total} instead of 1. Divide the scores by √d_k before the softmax: softmax(Q Kᵀ / √d_k).",
+        "你的权重等于 softmax(Q Kᵀ) 再除以 √d_k = {sqrt_dk}：缩放放在了 softmax 之后，所以每一行之和是 1/√d_k ="
+        " {total}，而不是 1。应在 softmax 之前把分数除以 √d_k：softmax(Q Kᵀ / √d_k)。",
+    ),
+    "exercises.batch_heads": (
+        "Correct for one sentence and for a batch [B, n, d_k], but it fails with two leading axes, [B, h, n, d_k]"
+        " ({error}): the shape every head's q, k and v have in multi-head attention (notebooks 06 and 09). Write it"
+        " for any number of leading axes: np.swapaxes(k, -1, -2) rather than k.transpose(0, 2, 1), and q.shape[-1]"
+        " rather than q.shape[2].",
+        "单个序列和批量输入 [B, n, d_k] 都正确，但输入前面有两个轴、形状为 [B, h, n, d_k] 时出错（{error}）："
+        "多头注意力里每个头的 q、k、v 都是这个形状，第 6 课和第 9 课都会这样调用它。请让函数适用于前面有任意多个轴的"
+        "输入：用 np.swapaxes(k, -1, -2) 而不是 k.transpose(0, 2, 1)，用 q.shape[-1] 而不是 q.shape[2]。",
     ),
     "exercises.attn_mask_after_softmax": (
         "The mask was applied after the softmax: the masked weights are 0, but row {row} now sums to {total}, not 1."
