@@ -364,3 +364,19 @@ def test_the_verdict_in_chinese(model, capsys):
     assert out.startswith("✗ " + t("real_model.title", "zh")) and "放进模型后：" in out and "。 " not in out
     assert ex.check_in_real_model(attention(), lang="zh", model=model) is True
     assert capsys.readouterr().out.startswith("✓ " + t("real_model.title", "zh") + "：6 个句向量")
+
+
+def multi_head_with_default_heads(x, w_q, w_k, w_v, w_o, n_heads=2, mask=None):
+    return multi_head()(x, w_q, w_k, w_v, w_o, n_heads, mask)
+
+
+def wrapped_multi_head(*args, **kwargs):  # a wrapper without functools.wraps: its signature says nothing
+    return multi_head()(*args, **kwargs)
+
+
+@pytest.mark.parametrize("fn", [multi_head_with_default_heads, wrapped_multi_head], ids=lambda f: f.__name__)
+def test_a_multi_head_function_with_a_default_or_behind_args_runs_in_the_model(model, fn):
+    """Issue 27, item 7: both passed check_multi_head, then got "missing 2 required positional arguments" here."""
+    assert ex.run_multi_head_checks(fn).ok
+    result = capstone.run_in_real_model_checks(fn, model=model)
+    assert result.ok, result.verdict("en")

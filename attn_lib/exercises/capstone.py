@@ -135,15 +135,54 @@ def _message(key, fields, lang):
 # --- which exercise the function comes from -----------------------------------------------------
 
 
+_MULTI_HEAD_NAMES = {"w_q", "w_k", "w_v", "w_o", "n_heads", "num_heads", "h"}  # the notebook-06 signature
+_ATTENTION_NAMES = ("q", "k", "v")
+
+
 def function_kind(fn):
-    """'multi_head' for (x, w_q, w_k, w_v, w_o, n_heads, mask=None), 'attention' for (q, k, v, mask=None)."""
+    """'multi_head' for (x, w_q, w_k, w_v, w_o, n_heads, mask=None), 'attention' for (q, k, v, mask=None), or None.
+
+    Read from the parameters' names first (w_q ... n_heads: multi-head; q, k, v first: attention), then from
+    how many positional parameters there are, defaults included (six or more: multi-head). None when the
+    signature says nothing (f(*args, **kwargs), a builtin): the caller then tries both kinds.
+    """
     try:
-        parameters = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):  # some builtins have no signature: try it as attention
-        return "attention"
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # some builtins have no signature
+        return None
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    required = [p for p in parameters if p.kind in kinds and p.default is inspect.Parameter.empty]
-    return "multi_head" if len(required) >= 6 else "attention"  # x, w_q, w_k, w_v, w_o, n_heads vs q, k, v
+    positional = [p for p in parameters if p.kind in kinds]
+    names = {p.name.lower() for p in positional}
+    if names & _MULTI_HEAD_NAMES and not tuple(p.name.lower() for p in positional[:3]) == _ATTENTION_NAMES:
+        return "multi_head"
+    if tuple(p.name.lower() for p in positional[:3]) == _ATTENTION_NAMES:
+        return "attention"
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        return None  # f(*args): the names of what it passes on are not known here
+    return "multi_head" if len(positional) >= 6 else "attention"
+
+
+def _called_wrongly(result):
+    """True if a small-input check failed at once because the function takes other arguments (a TypeError)."""
+    return not result.ok and result.key in ("raised", "mask_argument") and "TypeError" in result.fields.get("error", "")
+
+
+def small_checks_of_either_kind(fn, timeout):
+    """(kind, the small-input checker's Result): the kind function_kind reads, or the other one if only it fits.
+
+    A function is run as the kind its signature says; if that check fails at once with a TypeError (the
+    arguments do not fit) or the signature says nothing, the other kind is tried before the function is blamed.
+    """
+    kind = function_kind(fn)
+    first = kind or "attention"
+    small = _small_checks(fn, first, timeout)
+    if small.ok or not (kind is None or _called_wrongly(small)):
+        return first, small
+    other = "multi_head" if first == "attention" else "attention"
+    second = _small_checks(fn, other, timeout)
+    if second.ok or (_called_wrongly(small) and not _called_wrongly(second)):
+        return other, second
+    return first, small
 
 
 # --- a multi-head function inside the attention seam ---------------------------------------------
@@ -250,8 +289,7 @@ def run_in_real_model_checks(fn, model=None, timeout=DEFAULT_TIMEOUT):
     if not callable(fn):
         small = _small_checks(fn, "attention", timeout)  # says "expected a function"
         return ModelResult(False, small.key, small)
-    kind = function_kind(fn)
-    small = _small_checks(fn, kind, timeout)
+    kind, small = small_checks_of_either_kind(fn, timeout)
     if small.key in ("not_implemented", "timeout"):
         return ModelResult(False, small.key, small)
     if model is None:
