@@ -380,3 +380,47 @@ def test_a_multi_head_function_with_a_default_or_behind_args_runs_in_the_model(m
     assert ex.run_multi_head_checks(fn).ok
     result = capstone.run_in_real_model_checks(fn, model=model)
     assert result.ok, result.verdict("en")
+
+
+def float16_attention(promote=False):
+    """A correct attention computed in float16; promote=True lets np.sqrt's float64 make the result float64."""
+
+    def half(q, k, v, mask=None):
+        q, k, v = (a.astype(np.float16) for a in (q, k, v))
+        scale = np.sqrt(q.shape[-1]) if promote else np.float16(np.sqrt(q.shape[-1]))
+        scores = q @ T(k) / scale
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        weights = stable_softmax(scores)
+        return weights @ v, weights
+
+    return half
+
+
+def test_a_correct_float16_attention_passes_inside_the_model_with_a_note(model):
+    """Issue 27, item 5: it was told "sums to 1, not 1" and "cosine drops to 1.0000"."""
+    result = capstone.run_in_real_model_checks(float16_attention(), model=model)
+    verdict = result.verdict("en")
+    assert result.ok and result.small.precision == "float16", verdict
+    assert "float16" in verdict and "3 significant digits" in verdict and "within 0.01562" in verdict
+    assert "float16" in result.verdict("zh") and "sums to" not in verdict
+    assert result.layer_differences.max() > capstone.MAX_WEIGHT_DIFF  # float16's rounding: over float32's bound
+
+
+def test_float16_inside_a_float64_result_is_told_so_inside_the_model(model):
+    result = capstone.run_in_real_model_checks(float16_attention(promote=True), model=model)
+    verdict = result.verdict("en")
+    assert (result.ok, result.key) == (False, "precision_loss"), verdict
+    assert "3 significant digits" in verdict and "drops to 1.0000" not in verdict and "sums to" not in verdict
+
+
+def test_weights_off_only_inside_the_model_never_read_cosine_drops_to_1(model):
+    def off_in_the_model(q, k, v, mask=None):
+        output, weights = attention()(q, k, v, mask)
+        return output, (weights * (1 + 1e-3) if in_the_model(q) else weights)  # the output is left right
+
+    result = capstone.run_in_real_model_checks(off_in_the_model, model=model)
+    verdict = result.verdict("en")
+    assert (result.ok, result.key) == (False, "differs"), verdict
+    assert result.cosines.min() >= capstone.MIN_COSINE and "drops to" not in verdict
+    assert f"more than the {capstone.MAX_WEIGHT_DIFF:g} allowed" in verdict, verdict

@@ -101,7 +101,7 @@ def learner_mha(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
         return np.swapaxes(a.reshape(*batch, n, n_heads, d_model // n_heads), -2, -3)
 
     q, k, v = split(x @ w_q), split(x @ w_k), split(x @ w_v)
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]).astype(q.dtype)
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)
     weights = stable_softmax(scores)
@@ -121,7 +121,7 @@ def wrapped_attention(*args, **kwargs):
 
 
 def three_d_or_more(q, k, v, mask=None):
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]).astype(q.dtype)  # float16 in, float16 out
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)
     weights = stable_softmax(scores)
@@ -146,3 +146,110 @@ def test_the_other_kind_is_tried_before_the_function_is_blamed(fn, monkeypatch):
     kind, small = capstone.small_checks_of_either_kind(fn, 5.0)
     assert small.ok, small.verdict("en")
     assert kind == ("attention" if fn is wrapped_attention else "multi_head")
+
+
+# --- item 5: reduced precision, and messages that never contradict themselves --------------------------
+
+
+def in_float16(fn):
+    """The learner's function computing in float16: its array inputs cast first, so the result is float16 too."""
+
+    def half(*args, **kwargs):
+        args = [a.astype(np.float16) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args]
+        return fn(*args, **kwargs)
+
+    return half
+
+
+def half_softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def half_layer_norm(x, gamma, beta, eps=1e-5):
+    mean = x.mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(x.var(axis=-1, keepdims=True) + np.float16(eps)) * gamma + beta
+
+
+FLOAT16_CORRECT = [
+    (ex.run_softmax_checks, half_softmax),
+    (ex.run_scaled_scores_checks, lambda q, k: q @ np.swapaxes(k, -1, -2) / np.sqrt(np.float16(q.shape[-1]))),
+    (ex.run_attention_checks, three_d_or_more),
+    (ex.run_attention_formula_checks, three_d_or_more),
+    (ex.run_multi_head_checks, learner_mha),
+    (ex.run_layer_norm_checks, half_layer_norm),
+]
+
+
+@pytest.mark.parametrize(("run", "fn"), FLOAT16_CORRECT, ids=[run.__name__ for run, _ in FLOAT16_CORRECT])
+def test_a_correct_function_in_float16_passes_with_a_note_on_precision(run, fn):
+    result = run(in_float16(fn))
+    assert result.ok and result.precision == "float16", result.verdict("en")
+    assert "float16" in result.verdict("en") and "3 significant digits" in result.verdict("en")
+    assert "float16" in result.verdict("zh") and "3 位有效数字" in result.verdict("zh")
+    assert run(fn).precision == ""  # float64 in, float64 out: no note
+
+
+def test_a_wrong_function_in_float16_still_gets_its_diagnosis():
+    def unscaled(q, k, v, mask=None):
+        return three_d_or_more(q * np.sqrt(np.float16(q.shape[-1])), k, v, mask)
+
+    result = ex.run_attention_checks(in_float16(unscaled))
+    assert (result.ok, result.key, result.precision) == (False, "scale_missing", "float16"), result.verdict("en")
+    assert "float16" in result.verdict("en")
+
+
+def test_float16_arithmetic_in_a_float64_result_gets_a_clear_message_about_precision():
+    """The issue's case: a correct attention computed in float16, whose result numpy promotes back to float64."""
+
+    def promoted(q, k, v, mask=None):
+        q, k, v = (a.astype(np.float16) for a in (q, k, v))
+        scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])  # np.sqrt gives a float64: the scores are float64
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        weights = stable_softmax(scores)
+        return weights @ v, weights
+
+    result = ex.run_attention_checks(promoted)
+    assert (result.ok, result.key) == (False, "precision_loss"), result.verdict("en")
+    assert "3 significant digits" in result.verdict("en") and "3 位有效数字" in result.verdict("zh")
+    assert "sums to" not in result.verdict("en")
+
+
+def test_weights_just_off_one_are_never_said_to_sum_to_1_not_1():
+    def nearly_normalised(q, k, v, mask=None):
+        output, weights = three_d_or_more(q, k, v, mask)
+        w = weights * (1 + 0.2 * np.random.default_rng(0).random(weights.shape))  # wrong weights ...
+        total = w.sum(axis=-1, keepdims=True)
+        w = np.divide(w, total, out=np.zeros_like(w), where=total > 0) * (1 - 4e-5)  # ... whose rows sum to 0.99996
+        return w @ v, w
+
+    result = ex.run_attention_checks(nearly_normalised)
+    assert result.key == "attn_weights_not_normalised", result.verdict("en")
+    assert result.fields["total"] == "0.99996"
+    assert "sums to 1," not in result.verdict("en") and "之和是 1，" not in result.verdict("zh")
+
+
+def test_fmt_apart_shows_enough_digits_to_tell_two_numbers_apart():
+    from attn_lib.exercises.compare import fmt, fmt_apart
+
+    assert fmt(0.99996) == "1" and fmt_apart(0.99996, 1) == "0.99996"
+    assert fmt_apart(1.00000002, 1) == "1.00000002" and fmt_apart(0.5, 1) == "0.5"
+    assert fmt_apart(0.17975584, 0.17980957) == "0.17976"
+
+
+@pytest.mark.parametrize(
+    ("run", "fn"),
+    [
+        (
+            ex.run_kv_cache_bytes_checks,
+            lambda n_layers, kv, d, tokens, nbytes: 2.0 * n_layers * kv * d * tokens * nbytes + 1e-3,
+        ),
+        (ex.run_parameter_count_checks, lambda d, h: 4 * d * d + 1e-3),
+    ],
+    ids=["kv_cache_bytes", "parameter_count"],
+)
+def test_a_count_just_off_is_never_shown_as_the_right_count(run, fn):
+    result = run(fn)
+    assert not result.ok and result.fields["got"].replace(",", "") != result.fields["expected"].replace(",", "")
+    assert float(result.fields["got"].replace(",", "")) != float(result.fields["expected"].replace(",", ""))

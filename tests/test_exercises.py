@@ -169,6 +169,12 @@ def _three_d_only_attention(q, k, v, mask=None):
     return weights @ v, weights
 
 
+def _float16_inside(q, k, v, mask=None):
+    """Right, but computed in float16: the weights agree with the formula to about 3 digits (promoted to float64)."""
+    weights = stable_softmax(use_mask(q.astype(np.float16) @ T(k.astype(np.float16)) / np.sqrt(q.shape[-1]), mask))
+    return weights @ v, weights
+
+
 def _split_three_d_only(x, n_heads):
     """Written for x [B, n, d_model] or [n, d_model]; reshapes a 4-D input into the wrong shape."""
     n, d_model = x.shape[-2:]
@@ -261,6 +267,7 @@ WRONG = [
     ("attention", "attn_scale_after_softmax", _scaled_after_softmax),
     ("attention", "attn_softmax_global_max", attention_with_scores(lambda s, m: _global_max(use_mask(s, m)))),
     ("attention", "batch_heads", _three_d_only_attention),
+    ("attention", "precision_loss", _float16_inside),
     ("attention", "forbidden_call", attn_lib.scaled_dot_product_attention),
     (
         "attention",
@@ -396,7 +403,9 @@ def test_the_function_an_exercise_checks_is_forbidden_by_default(exercise):
 
 def test_every_diagnosis_in_i18n_is_reached_by_a_test():
     """No diagnosis without a test that triggers it."""
-    framing = re.compile(r"exercises\.(title_|case_|word_|expect_|passed|failed|converted_note|list_sep)")
+    framing = re.compile(
+        r"exercises\.(title_|case_|word_|expect_|passed|failed|converted_note|precision_note|list_sep)"
+    )
     diagnoses = {key.removeprefix("exercises.") for key in STRINGS["en"] if key.startswith("exercises.")}
     diagnoses = {key for key in diagnoses if not framing.match(f"exercises.{key}")}
     reached = {key for _, key, _ in WRONG + POSITION_WRONG + MODERN_WRONG} | BAD_INPUT_KEYS  # + notebooks 07, 11

@@ -14,28 +14,31 @@ output, the pair in the wrong order, `.T` on a batch, the mask after the softmax
 import numpy as np
 
 from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     OUTPUT,
     RESULT,
     WEIGHTS,
-    Case,
     Finding,
     as_mask_pattern,
     as_numbers,
-    batch_error,
-    check_batched,
     describe,
     difference,
-    error_text,
     first_match,
-    fmt,
+    fmt_pair,
     matches,
     proportional,
-    report,
-    run_cases,
     same,
     wrong_shape,
+)
+from attn_lib.exercises.diagnose import (
+    DEFAULT_TIMEOUT,
+    Case,
+    Reference,
+    batch_error,
+    check_batched,
+    error_text,
+    report,
+    run_cases,
 )
 from attn_lib.exercises.mistakes import (
     attention_weights_mistake,
@@ -79,7 +82,7 @@ def _softmax_cases():
         ("case_single", rng.standard_normal((3, 1))),
         ("case_neg_inf", with_neg_inf),
     ]
-    return [Case(kind, f"x {x.shape}", (x,), {}, softmax(x)) for kind, x in inputs]
+    return [Case(kind, f"x {x.shape}", (x,), {}, Reference(softmax)) for kind, x in inputs]
 
 
 def _judge_softmax(case, value, notes):
@@ -125,9 +128,12 @@ def _scores_cases(batched):
     cases = []
     for kind, q_shape, k_shape in shapes:
         q, k = rng.standard_normal(q_shape), rng.standard_normal(k_shape)
-        scores = q @ swap_last(k) / np.sqrt(q.shape[-1])  # [..., n_q, d_k] x [..., d_k, n_k] -> [..., n_q, n_k]
-        cases.append(Case(kind, f"q {q.shape}, k {k.shape}", (q, k), {}, scores))
+        cases.append(Case(kind, f"q {q.shape}, k {k.shape}", (q, k), {}, Reference(_scaled_scores)))
     return cases
+
+
+def _scaled_scores(q, k):
+    return q @ swap_last(k) / np.sqrt(q.shape[-1])  # [..., n_q, d_k] x [..., d_k, n_k] -> [..., n_q, n_k]
 
 
 def _judge_scores(case, value, notes):
@@ -146,7 +152,8 @@ def _judge_scores(case, value, notes):
     found = first_match(got, scale_candidates(lambda c: c * raw, d_k, {"n_q": n_q, "n_k": n_k}))
     factor = proportional(got, raw)
     if found is None and factor is not None:
-        found = Finding("scale_factor", {"factor": fmt(factor), "expected": fmt(1 / np.sqrt(d_k))})
+        factor, expected = fmt_pair(factor, 1 / np.sqrt(d_k))
+        found = Finding("scale_factor", {"factor": factor, "expected": expected})
     return found or difference(got, case.expected)
 
 
@@ -170,7 +177,7 @@ def check_scaled_scores(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, fo
 
 def _mask_cases():
     inputs = [("case_n", 5), ("case_n", 7), ("case_single", 1), ("case_n", 2)]
-    return [Case(kind, f"n = {n}", (n,), {}, causal_mask(n)) for kind, n in inputs]
+    return [Case(kind, f"n = {n}", (n,), {}, Reference(causal_mask)) for kind, n in inputs]
 
 
 def _judge_mask(case, value, notes):
@@ -243,7 +250,7 @@ def _attention_cases(batched):
         v = rng.standard_normal(v_shape)
         shapes = f"q {q.shape}, k {k.shape}, v {v.shape}" + ("" if mask is None else f", mask {mask.shape}")
         kwargs = {} if mask is None else {"mask": mask}
-        cases.append(Case(kind, shapes, (q, k, v), kwargs, scaled_dot_product_attention(q, k, v, mask=mask)))
+        cases.append(Case(kind, shapes, (q, k, v), kwargs, Reference(scaled_dot_product_attention)))
     return cases
 
 

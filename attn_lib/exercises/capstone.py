@@ -10,7 +10,8 @@ sentences, padded to one batch, so the padding mask is used). It prints ONE line
     ✗ your attention inside all-MiniLM-L6-v2 — Each head was scaled by √d_model ... Inside the model: ...
 
 A function passes when every sentence embedding has cosine >= `MIN_COSINE` to the model's own and
-every attention weight (rows of real tokens) is within `MAX_WEIGHT_DIFF` of it. The function is first
+every attention weight (rows of real tokens) is within `MAX_WEIGHT_DIFF` of it (within float16's own
+precision for a function that returns float16, which the verdict then says). The function is first
 run by the exercise's small-input checker, whose diagnosis names the mistake; the model run then says
 what the mistake does to the model, with the numbers measured. ``run_in_real_model_checks(fn)`` returns
 the `ModelResult` without printing.
@@ -30,20 +31,24 @@ import numpy as np
 
 from attn_lib.examples import ANIMAL_SENTENCE, SHANGHAI_SENTENCE, WEATHER_PROMPT
 from attn_lib.exercises.attention import run_attention_checks
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     OUTPUT,
     WEIGHTS,
-    Case,
     Finding,
-    Result,
     as_numbers,
+    describe,
+    fmt,
+    precision_note,
+    precision_tolerance,
+    wrong_shape,
+)
+from attn_lib.exercises.diagnose import (
+    DEFAULT_TIMEOUT,
+    Case,
+    Result,
     call_learner,
     check_timeout,
-    describe,
     error_text,
-    fmt,
-    wrong_shape,
 )
 from attn_lib.exercises.multihead import run_multi_head_checks
 from attn_lib.i18n import check_language, get_language, t
@@ -80,11 +85,17 @@ class ModelResult:
     sizes: dict = field(default_factory=dict)  # the model's d_k, sqrt_dk, sqrt_d_model
 
     @property
+    def max_weight_diff(self):
+        """MAX_WEIGHT_DIFF, or the tolerance of the dtype the function computes in when it is float16."""
+        precision = getattr(self.small, "precision", "")
+        return precision_tolerance(precision) if precision else MAX_WEIGHT_DIFF
+
+    @property
     def model_agrees(self):
         """True if the model ran and its embeddings and attention maps came out as the model's own."""
         if self.cosines is None:
             return False
-        return bool(self.cosines.min() >= MIN_COSINE and self.layer_differences.max() <= MAX_WEIGHT_DIFF)
+        return bool(self.cosines.min() >= MIN_COSINE and self.layer_differences.max() <= self.max_weight_diff)
 
     def _small_message(self, lang):
         sizes = {name: self.sizes[name] for name in _SIZE_FIELDS if name in self.small.fields and name in self.sizes}
@@ -100,11 +111,15 @@ class ModelResult:
             return t(key, lang, **fields)
         if self.cosines is None:
             return ""
-        bad = np.flatnonzero(self.layer_differences > MAX_WEIGHT_DIFF)
+        bad = np.flatnonzero(self.layer_differences > self.max_weight_diff)
         layer = int(bad[0]) if bad.size else int(np.argmax(self.layer_differences))
-        fields = {"cosine": f"{self.cosines.min():.4f}", "count": self.cosines.size, "layer": layer + 1}
+        fields = {"cosine": _cosine_text(self.cosines.min()), "count": self.cosines.size, "layer": layer + 1}
         fields["diff"] = fmt(self.layer_differences[layer])
-        return t("real_model.effect_hidden" if self.model_agrees else "real_model.effect", lang, **fields)
+        if self.model_agrees:
+            return t("real_model.effect_hidden", lang, **fields)
+        if self.cosines.min() >= MIN_COSINE:  # the embeddings hold: only the weights are off
+            return t("real_model.effect_weights", lang, **fields, allowed=fmt(self.max_weight_diff))
+        return t("real_model.effect", lang, **fields)
 
     def verdict(self, lang=None):
         """One line: ✓ with the cosine, or ✗ with the diagnosis and what it does to the model."""
@@ -113,18 +128,28 @@ class ModelResult:
         if self.ok:
             fields = {"title": title, "count": self.cosines.size, "cosine": f"{self.cosines.min():.6f}"}
             # the tolerance, not the measured rounding noise: the same line on every machine (nbval)
-            fields.update(diff=fmt(MAX_WEIGHT_DIFF), layers=self.layer_differences.size)
+            fields.update(diff=fmt(self.max_weight_diff), layers=self.layer_differences.size)
             note = t("real_model.harmless_note", lang) if not self.small.ok else ""
-            return t("real_model.passed", lang, **fields) + note
+            return t("real_model.passed", lang, **fields) + note + precision_note(self.small.precision, lang)
         parts = []
         if self.small is not None and not self.small.ok:
             parts.append(self._small_message(lang))
         elif self.problem is None and self.cosines is not None:
             parts.append(t("real_model.differs", lang))
         parts.append(self._effect(lang))
-        return t(
-            "real_model.failed", lang, title=title, diagnosis=t("real_model.sep", lang).join(p for p in parts if p)
+        diagnosis = t("real_model.sep", lang).join(p for p in parts if p)
+        return t("real_model.failed", lang, title=title, diagnosis=diagnosis) + precision_note(
+            getattr(self.small, "precision", ""), lang
         )
+
+
+def _cosine_text(cosine):
+    """A cosine with 4 decimals, or as many more as it takes not to read as 1 or as MIN_COSINE when it is not."""
+    for decimals in range(4, 10):
+        text = f"{cosine:.{decimals}f}"
+        if all(text != f"{other:.{decimals}f}" or cosine == other for other in (1.0, MIN_COSINE)):
+            break
+    return text
 
 
 def _message(key, fields, lang):

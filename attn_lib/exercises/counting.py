@@ -20,17 +20,21 @@ import numbers
 import numpy as np
 
 from attn_lib.examples import TINY_CORPUS
-from attn_lib.exercises.counting_reference import window_counts
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     RESULT,
-    Case,
     Finding,
     Word,
     describe,
     first_match,
     fmt,
+    fmt_pair,
     matches,
+)
+from attn_lib.exercises.counting_reference import window_counts
+from attn_lib.exercises.diagnose import (
+    DEFAULT_TIMEOUT,
+    Case,
+    Reference,
     report,
     run_cases,
 )
@@ -57,13 +61,14 @@ def _probability_cases():
         ("case_dishes", {"烤鸭": 6, "小笼包": 6, "火锅": 4, "肉夹馍": 2, "热干面": 2}),
         ("case_one_token", {"小笼包": 4}),
     ]
-    cases = []
-    for kind, counts in specs:
-        total = sum(counts.values())
-        cases.append(
-            Case(kind, f"counts = {_dict_text(counts)}", (counts,), {}, {w: c / total for w, c in counts.items()})
-        )
-    return cases
+    return [
+        Case(kind, f"counts = {_dict_text(counts)}", (counts,), {}, Reference(_probabilities)) for kind, counts in specs
+    ]
+
+
+def _probabilities(counts):
+    total = sum(counts.values())
+    return {w: c / total for w, c in counts.items()}
 
 
 def _as_dict_of_numbers(value, expected):
@@ -117,7 +122,8 @@ def _judge_probabilities(case, value, notes):
     if found:
         return found
     i = int(np.argmax(~np.isclose(got, expected)))
-    fields = {"what": RESULT, "index": f"[{tokens[i]!r}]", "expected": fmt(expected[i]), "got": fmt(got[i])}
+    shown = fmt_pair(expected[i], got[i])
+    fields = {"what": RESULT, "index": f"[{tokens[i]!r}]", "expected": shown[0], "got": shown[1]}
     return Finding("wrong_values", fields)
 
 
@@ -153,7 +159,7 @@ def _window_cases():
     for kind, corpus, context, k in specs:
         where = "TINY_CORPUS" if corpus is TINY_CORPUS else "corpus = " + repr(corpus)
         shapes = f"{where}, context {' '.join(context)}, k = {k}"
-        cases.append(Case(kind, shapes, (corpus, context, k), {}, window_counts(corpus, context, k)))
+        cases.append(Case(kind, shapes, (corpus, context, k), {}, Reference(window_counts)))
     return cases
 
 

@@ -9,7 +9,17 @@ The checkers of `attn_lib.exercises` call them after a case fails, to name the m
 import numpy as np
 
 from attn_lib.core import softmax
-from attn_lib.exercises.diagnose import WEIGHTS, Finding, Word, difference, first_match, fmt, matches, same
+from attn_lib.exercises.compare import (
+    WEIGHTS,
+    Finding,
+    Word,
+    difference,
+    first_match,
+    fmt,
+    fmt_apart,
+    matches,
+    same,
+)
 from attn_lib.multihead import merge_heads, split_heads
 
 # private references, as in diagnose: a learner's `np.errstate = ...` does not reach them
@@ -48,8 +58,8 @@ def softmax_mistake(x, got):
     candidates += [
         ("softmax_sum_all", {}, lambda: shifted / shifted.sum()),
         ("softmax_sum_all", {}, lambda: e / e.sum()),
-        ("softmax_not_normalised", {"total": fmt(shifted.sum(axis=-1).flat[0])}, lambda: shifted),
-        ("softmax_not_normalised", {"total": fmt(e.sum(axis=-1).flat[0])}, lambda: e),
+        ("softmax_not_normalised", {"total": fmt_apart(shifted.sum(axis=-1).flat[0], 1)}, lambda: shifted),
+        ("softmax_not_normalised", {"total": fmt_apart(e.sum(axis=-1).flat[0], 1)}, lambda: e),
     ]
     return first_match(got, candidates)
 
@@ -109,7 +119,7 @@ def mask_use_mistake(got, scores, mask, visible):
     short = ~np.isclose(after.sum(axis=-1), 1) & visible[..., 0]  # rows that lost weight to the mask
     if short.any() and matches(got, after, visible):
         row = np.argwhere(short)[0]
-        return Finding("attn_mask_after_softmax", {"row": int(row[-1]), "total": fmt(after[tuple(row)].sum())})
+        return Finding("attn_mask_after_softmax", {"row": int(row[-1]), "total": fmt_apart(after[tuple(row)].sum(), 1)})
     return None
 
 
@@ -180,7 +190,7 @@ def attention_weights_mistake(case, got):
     off = np.isfinite(sums) & ~np.isclose(sums, 1) & visible[..., 0]
     if off.any():
         row = np.argwhere(off)[0]
-        return Finding("attn_weights_not_normalised", {"row": int(row[-1]), "total": fmt(sums[tuple(row)])})
+        return Finding("attn_weights_not_normalised", {"row": int(row[-1]), "total": fmt_apart(sums[tuple(row)], 1)})
     return difference(got, expected, WEIGHTS)
 
 

@@ -9,28 +9,32 @@ by the biases, by the heads or by W_O. `attn_lib.exercises` re-exports every che
 import numpy as np
 
 from attn_lib.core import causal_mask
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     OUTPUT,
     RESULT,
     WEIGHTS,
-    Case,
     Finding,
     Word,
     as_numbers,
     axes_order,
-    batch_error,
-    check_batched,
     describe,
     difference,
-    error_text,
     first_match,
     fmt,
+    fmt_apart,
     matches,
     output_and_weights,
+    wrong_shape,
+)
+from attn_lib.exercises.diagnose import (
+    DEFAULT_TIMEOUT,
+    Case,
+    Reference,
+    batch_error,
+    check_batched,
+    error_text,
     report,
     run_cases,
-    wrong_shape,
 )
 from attn_lib.exercises.mistakes import (
     hidden_weight,
@@ -73,7 +77,7 @@ def _split_cases(batched):
     cases = []
     for kind, shape, h in specs:
         x = rng.standard_normal(shape)
-        cases.append(Case(kind, f"x {shape}, n_heads = {h}", (x, h), {}, split_heads(x, h)))
+        cases.append(Case(kind, f"x {shape}, n_heads = {h}", (x, h), {}, Reference(split_heads)))
     return cases
 
 
@@ -156,7 +160,7 @@ def _multi_head_cases(batched):
         args = (x, w["w_q"], w["w_k"], w["w_v"], w["w_o"], h)
         kwargs = {} if mask is None else {"mask": mask}
         shapes = f"x {shape}, n_heads = {h}" + ("" if mask is None else f", mask {mask.shape}")
-        cases.append(Case(kind, shapes, args, kwargs, multi_head_attention(*args, mask=mask)))
+        cases.append(Case(kind, shapes, args, kwargs, Reference(multi_head_attention)))
     return cases
 
 
@@ -234,7 +238,9 @@ def _count_cases():
         ("case_other_sizes", 10, 1),
         ("case_other_sizes", 64, 64),
     ]
-    return [Case(kind, f"d_model = {d}, n_heads = {h}", (d, h), {}, count_parameters(d, h)) for kind, d, h in sizes]
+    return [
+        Case(kind, f"d_model = {d}, n_heads = {h}", (d, h), {}, Reference(count_parameters)) for kind, d, h in sizes
+    ]
 
 
 def _judge_count(case, value, notes):
@@ -247,7 +253,7 @@ def _judge_count(case, value, notes):
     if got == expected:
         return None if isinstance(got, int) else Finding("count_float", {"got": str(value)})
     d_k = d // h
-    fields = {"got": _count_text(got), "expected": f"{expected:,}", "d_k": d_k, "h": h}
+    fields = {"got": _count_text(got, expected), "expected": f"{expected:,}", "d_k": d_k, "h": h}
     if got in [4 * d * d + b * d for b in (1, 2, 3, 4)]:
         return Finding("count_bias", {**fields, "bias": fmt((got - 4 * d * d) / d)})
     known = {3 * d * d: "count_no_w_o", h * 3 * d * d + d * d: "count_d_model_per_head"}
@@ -255,14 +261,14 @@ def _judge_count(case, value, notes):
     return Finding(known.get(got, "count_wrong"), {**fields, "d_model": d})
 
 
-def _count_text(got):
+def _count_text(got, expected):
     """A count for a message: 2,359,296; a float with 4 digits; a huge int as 1.000×10^400."""
     if isinstance(got, int):
         digits = str(abs(got))
         if len(digits) <= 18:
             return f"{got:,}"
         return f"{'-' if got < 0 else ''}{digits[0]}.{digits[1:4]}×10^{len(digits) - 1}"
-    return f"{got:,.0f}" if got.is_integer() else fmt(got)
+    return f"{got:,.0f}" if got.is_integer() else fmt_apart(got, expected)
 
 
 def run_parameter_count_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("count_parameters",)):

@@ -18,22 +18,26 @@ import numpy as np
 
 from attn_lib.block import layer_norm
 from attn_lib.core import causal_mask, scaled_dot_product_attention
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     OUTPUT,
-    Case,
     Finding,
     as_numbers,
-    check_batched,
     difference,
-    error_text,
     first_match,
     fmt,
+    fmt_apart,
     matches,
     output_and_weights,
+    wrong_shape,
+)
+from attn_lib.exercises.diagnose import (
+    DEFAULT_TIMEOUT,
+    Case,
+    Reference,
+    check_batched,
+    error_text,
     report,
     run_cases,
-    wrong_shape,
 )
 from attn_lib.exercises.mistakes import attention_weights_mistake
 from attn_lib.i18n import check_language
@@ -56,7 +60,7 @@ LN_EPS = 1e-5  # the eps the layer-norm exercise asks for (PyTorch's default)
 
 def _sinusoid_cases():
     sizes = [("case_pe_few", 6, 8), ("case_pe_long", 50, 16), ("case_pe_single", 1, 4), ("case_pe_d2", 5, 2)]
-    return [Case(kind, f"n = {n}, d_model = {d}", (n, d), {}, sinusoidal_encoding(n, d)) for kind, n, d in sizes]
+    return [Case(kind, f"n = {n}, d_model = {d}", (n, d), {}, Reference(sinusoidal_encoding)) for kind, n, d in sizes]
 
 
 def _table(angles, layout="interleaved", first=np.sin, second=np.cos):
@@ -99,7 +103,7 @@ def sinusoid_mistake(n, d, got):
     if found:
         return found
     base = _fitted_base(got, n, d)
-    return Finding("pe_base", {"base": fmt(round(base, 6))}) if base else None
+    return Finding("pe_base", {"base": fmt_apart(round(base, 6), BASE)}) if base else None
 
 
 def _judge_sinusoid(case, value, notes):
@@ -151,9 +155,12 @@ def _rope_cases(batched):
         v = rng.standard_normal((*shape[:-1], d_v))
         kwargs = {} if mask is None else {"mask": mask}
         shapes = f"q {q.shape}, k {k.shape}, v {v.shape}" + ("" if mask is None else f", mask {mask.shape}")
-        expected = scaled_dot_product_attention(rope(q), rope(k), v, mask=mask)
-        cases.append(Case(kind, shapes, (q, k, v), kwargs, expected))
+        cases.append(Case(kind, shapes, (q, k, v), kwargs, Reference(_attention_with_rope)))
     return cases
+
+
+def _attention_with_rope(q, k, v, mask=None):
+    return scaled_dot_product_attention(rope(q), rope(k), v, mask=mask)  # q and k turned, v as it is
 
 
 def rotate_half_pairs(x, base=BASE):
@@ -249,8 +256,12 @@ def _layer_norm_cases():
         d = x.shape[-1]
         gamma, beta = 1 + 0.5 * rng.standard_normal(d), rng.standard_normal(d)
         shapes = f"x {x.shape}, gamma ({d},), beta ({d},)"
-        cases.append(Case(kind, shapes, (x, gamma, beta), {}, layer_norm(x, gamma, beta, eps=LN_EPS)))
+        cases.append(Case(kind, shapes, (x, gamma, beta), {}, Reference(_layer_norm_reference)))
     return cases
+
+
+def _layer_norm_reference(x, gamma, beta):
+    return layer_norm(x, gamma, beta, eps=LN_EPS)
 
 
 def _normalised(x, axis=-1, ddof=0, center=True, sqrt=True):

@@ -19,6 +19,12 @@ STRINGS = {
         " 注意：你的函数返回的是 {type} 而不是 numpy 数组，检查程序已用 np.asarray 转换。",
     ),
     "exercises.list_sep": (", ", "、"),
+    "exercises.precision_note": (
+        " Note: your function computes in {dtype}, which keeps about {digits} significant digits, so its results were"
+        " compared to within {tolerance} (a float32 or float64 result: to within 1e-4).",
+        " 注意：你的函数用 {dtype} 计算，它只保留大约 {digits} 位有效数字，所以检查程序按 {tolerance}"
+        " 以内的误差比较它的结果（float32 或 float64 的结果按 1e-4 以内比较）。",
+    ),
     "exercises.case_random": ("random input", "随机输入"),
     "exercises.case_nq_nk": ("n_q ≠ n_k", "n_q ≠ n_k"),
     "exercises.case_single": ("a single token", "只有一个词元"),
@@ -42,6 +48,16 @@ STRINGS = {
     "exercises.expect_array": ("a numpy array of numbers", "由数字组成的 numpy 数组"),
     "exercises.expect_bool_array": ("a boolean numpy array", "布尔类型的 numpy 数组"),
     "exercises.expect_int": ("an integer", "整数"),
+    "exercises.precision_loss": (
+        "Your result agrees with the formula to about {digits} significant digits only (within {tolerance}, not within"
+        " 1e-4): float16 arithmetic somewhere in your function does this (an .astype(np.float16), a float16 array),"
+        " and so does a small change to the formula, such as an eps added to a sum. If you compute in {dtype} on"
+        " purpose, return {dtype} arrays: the checker then compares within {dtype}'s precision.",
+        "你的结果只在大约 {digits} 位有效数字上与公式一致（误差在 {tolerance} 以内，而不在 1e-4 以内）："
+        "函数里某处用 float16 计算（.astype(np.float16)、某个 float16 数组）会这样，对公式的微小改动也会这样，"
+        "比如在求和结果上再加一个很小的数。如果你是有意用 {dtype} 计算，请返回 {dtype} 数组：检查程序会按 {dtype}"
+        " 的精度来比较。",
+    ),
     "exercises.not_callable": (
         "Expected a function, got {got}. Pass the function itself, e.g. check(my_function), not check(my_function()).",
         "这里需要一个函数，收到的却是 {got}。请传入函数本身，例如 check(my_function)，而不是 check(my_function())。",
