@@ -424,3 +424,25 @@ def test_weights_off_only_inside_the_model_never_read_cosine_drops_to_1(model):
     assert (result.ok, result.key) == (False, "differs"), verdict
     assert result.cosines.min() >= capstone.MIN_COSINE and "drops to" not in verdict
     assert f"more than the {capstone.MAX_WEIGHT_DIFF:g} allowed" in verdict, verdict
+
+
+def test_the_models_own_run_is_out_of_reach_of_the_learners_function(model):
+    """Issue 27, item 8: the model's own attention maps, looked up in the checker's frames, cannot stand in."""
+    import sys
+
+    calls = []
+
+    def from_the_reference(q, k, v, mask=None):
+        if not in_the_model(q):  # right on the small inputs ...
+            return attention()(q, k, v, mask)
+        calls.append(1)  # ... and inside the model, the model's own maps if they can be found
+        for frame in sys._current_frames().values():
+            while frame is not None:
+                found = frame.f_locals.get("reference")
+                if hasattr(found, "attentions") and found.attentions.shape[-1] == q.shape[-2]:
+                    weights = found.attentions[:, len(calls) - 1].astype(q.dtype)  # [b, h, n, n] of this layer
+                    return weights @ v, weights
+                frame = frame.f_back
+        return np.zeros_like(q), np.zeros((*q.shape[:-1], q.shape[-2]), q.dtype)
+
+    assert not capstone.run_in_real_model_checks(from_the_reference, model=model).ok

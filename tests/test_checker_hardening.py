@@ -253,3 +253,101 @@ def test_a_count_just_off_is_never_shown_as_the_right_count(run, fn):
     result = run(fn)
     assert not result.ok and result.fields["got"].replace(",", "") != result.fields["expected"].replace(",", "")
     assert float(result.fields["got"].replace(",", "")) != float(result.fields["expected"].replace(",", ""))
+
+
+# --- item 8: what a learner's code cannot do to the watch or the answer ---------------------------------
+
+import sys  # noqa: E402
+import threading  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+import attn_lib  # noqa: E402
+
+
+def softmax_in_a_pool(x):
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(attn_lib.softmax, x).result()
+
+
+def softmax_in_a_thread(x):
+    out = {}
+    worker = threading.Thread(target=lambda: out.setdefault("y", attn_lib.softmax(x)))
+    worker.start()
+    worker.join()
+    return out["y"]
+
+
+@pytest.mark.parametrize("fn", [softmax_in_a_pool, softmax_in_a_thread], ids=lambda f: f.__name__)
+def test_a_forbidden_function_run_in_another_thread_is_seen(fn):
+    result = ex.run_softmax_checks(fn)
+    assert (result.key, result.fields.get("name")) == ("forbidden_call", "attn_lib.softmax"), result.verdict("en")
+    assert ex.run_softmax_checks(fn, forbid=()).ok
+    assert sys.getprofile() is None and threading.getprofile() is None if hasattr(threading, "getprofile") else True
+
+
+def switch_the_watch_off(x):
+    sys.setprofile(None)
+    return attn_lib.softmax(x)
+
+
+def off_and_on_again(x):
+    hook = sys.getprofile()
+    sys.setprofile(None)
+    y = attn_lib.softmax(x)
+    sys.setprofile(hook)
+    return y
+
+
+def under_a_profiler_of_its_own(x):
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()  # replaces the profile hook in C, where no Python call shows it
+    y = attn_lib.softmax(x)
+    profiler.disable()
+    return y
+
+
+def no_new_threads_watched(x):
+    threading.setprofile(None)
+    return softmax_in_a_thread(x)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [switch_the_watch_off, off_and_on_again, under_a_profiler_of_its_own, no_new_threads_watched],
+    ids=lambda f: f.__name__,
+)
+def test_switching_the_watch_off_fails_the_check(fn):
+    result = ex.run_softmax_checks(fn)
+    assert (result.ok, result.key) == (False, "watch_tampered"), result.verdict("en")
+    assert "sys.setprofile" in result.verdict("en") and "sys.setprofile" in result.verdict("zh")
+    assert sys.getprofile() is None
+
+
+def answer_from_the_checkers_frames(*args, **kwargs):
+    """Looks through every thread's frames for the case being checked and returns its answer."""
+    from attn_lib.exercises.diagnose import Case, Reference
+
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            for value in list(frame.f_locals.values()):
+                if isinstance(value, Case) and value.args and value.args[0] is not None:
+                    same = all(np.array_equal(a, b) for a, b in zip(value.args, args, strict=False))
+                    if same and isinstance(value.expected, Reference):
+                        return value.expected.fn(*value.args, **value.kwargs)  # the checker's own recipe
+                    if same:
+                        return value.expected
+            frame = frame.f_back
+    return None
+
+
+@pytest.mark.parametrize(
+    "run",
+    [ex.run_softmax_checks, ex.run_attention_checks, ex.run_grouped_query_attention_checks, ex.run_attend_all_checks],
+    ids=lambda run: run.__name__,
+)
+def test_the_answer_is_not_in_reach_of_the_learners_function(run):
+    result = run(answer_from_the_checkers_frames)
+    assert not result.ok, result.verdict("en")
+    assert result.key in ("forbidden_call", "forbidden_call_inside", "not_implemented"), result.verdict("en")

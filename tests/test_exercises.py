@@ -195,6 +195,7 @@ WRONG = [
     ("softmax", "forbidden_call", attn_lib.softmax),
     ("softmax", "forbidden_call", lambda x: attn_lib.softmax(x)),
     ("softmax", "forbidden_call_inside", _softmax_through_attention),
+    ("softmax", "watch_tampered", lambda x: (sys.setprofile(None), attn_lib.softmax(x))[1]),
     # scaled scores
     ("scaled_scores", "scale_missing", lambda q, k: q @ T(k)),
     ("scaled_scores", "scale_dk", lambda q, k: q @ T(k) / q.shape[-1]),

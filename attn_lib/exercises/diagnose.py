@@ -181,11 +181,15 @@ def call_learner(fn, case, timeout, watch=None):
         except BaseException as exc:  # anything the learner's code raises becomes a verdict, not a traceback
             outcome.error = exc
         finally:
+            if watch:
+                watch.finish()
             sys.setprofile(None)
 
     worker = threading.Thread(target=target, name="attn_lib-exercise", daemon=True)
     worker.start()
     worker.join(timeout)
+    if watch:
+        watch.stop()
     outcome.timed_out = worker.is_alive()
     return outcome
 
@@ -197,6 +201,12 @@ def error_text(exc):
     return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
 
 
+def _private_references(cases):
+    """The checker's own private answer functions (`Reference(_grouped)`): no learner's code may call them."""
+    functions = {case.expected.fn for case in cases if isinstance(case.expected, Reference)}
+    return tuple(fn for fn in functions if getattr(fn, "__name__", "").startswith("_") and hasattr(fn, "__code__"))
+
+
 def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None, forbid=()):
     """Run `fn` on every case, stop at the first failure, and return the `Result`.
 
@@ -205,7 +215,7 @@ def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None
     None may recognise a typical exception (`passed`: the cases that passed before this one).
     `forbid`: names of attn_lib functions the learner's code must not run (see attn_lib.exercises.forbid).
     """
-    watch = Watch(forbid)  # checks `forbid` before anything runs
+    watch = Watch(forbid, _private_references(cases))  # checks `forbid` before anything runs
     timeout = check_timeout(timeout)
     if not callable(fn):
         return Result(False, exercise, "not_callable", {"got": describe(fn)})
@@ -214,6 +224,8 @@ def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None
         outcome = call_learner(fn, case, timeout, watch)
         if outcome.timed_out:
             finding = Finding("timeout", {"seconds": f"{timeout:g}"})
+        elif watch.tampered:  # the watch was switched off: nothing it did not see can be trusted
+            return Result(False, exercise, "watch_tampered")
         elif watch.found:  # whatever it returned: this exercise asks for the learner's own code
             key = "forbidden_call" if watch.found["name"] == watch.found["what"] else "forbidden_call_inside"
             return Result(False, exercise, key, dict(watch.found))

@@ -102,6 +102,14 @@ STRINGS = {
         "Your function calls {name}, which computes {what}: the part this exercise asks you to write yourself.",
         "你的函数调用了 {name}，它会替你算出 {what}——这正是这个练习要你自己写的部分。",
     ),
+    "exercises.watch_tampered": (
+        "Your function changes Python's profile hook (sys.setprofile, threading.setprofile, or a profiler such as"
+        " cProfile), through which this checker sees which attn_lib functions run, so the check cannot pass. Take"
+        " that out of the function (profile it outside the checker).",
+        "你的函数动了 sys.setprofile 或 threading.setprofile 设置的钩子（用 `cProfile` 之类的性能分析器也会这样），"
+        "检查程序正是靠这个钩子看到有哪些 attn_lib 函数在运行，所以这项检查无法通过。请把这部分从函数里去掉"
+        "，要分析性能，请在检查程序之外进行。",
+    ),
     "exercises.checker_error": (
         "The checker could not interpret your result ({error}); this is a bug in attn_lib.exercises, please report it.",
         "检查程序无法解读你的结果（{error}）；这是 attn_lib.exercises 的缺陷，请反馈。",
