@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -297,7 +298,7 @@ def wait_until_run(page, lab, path, restarted=False, timeout=RUN_TIMEOUT, by_run
 
 
 def run_all(page, lab, path):
-    """Run > Run All Cells on `path` (whichever notebook is current), and wait until it is done."""
+    """Run > Run All Cells on `path`, whichever notebook is current, and wait until that run is done."""
     page.evaluate("(path) => window.__attn.runAll(path)", path)
     return wait_until_run(page, lab, path, by_run_all=True)
 
@@ -450,6 +451,23 @@ CURRENT = "() => { const w = window.jupyterapp.shell.currentWidget; return w && 
 OPEN_PATHS = "() => Array.from(window.jupyterapp.shell.widgets('main')).filter(w => w.context).map(w => w.context.path)"
 
 
+def wait_for_saved_workspace(lab, workspace, path, timeout=60):
+    """Wait until the server's copy of `workspace` (what a new window restores) has `path` open."""
+    request = urllib.request.Request(
+        f"{lab.url}/lab/api/workspaces/{workspace}", headers={"Authorization": f"token {lab.token}"}
+    )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                if path in response.read().decode():
+                    return
+        except urllib.error.HTTPError:  # not saved yet
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"the workspace {workspace} was not saved with {path} open within {timeout} s")
+
+
 @pytest.mark.parametrize("same_browser", [False, True], ids=["workspace-restored-with-04", "same-browser"])
 def test_g_06_by_its_url_in_a_new_tab_with_04_run_in_another(lab, browser, shots, same_browser):
     """04 open and run in one tab; 06 opened by its URL in a new tab; Run All there shows the live slider.
@@ -475,7 +493,7 @@ def test_g_06_by_its_url_in_a_new_tab_with_04_run_in_another(lab, browser, shots
         first = tab()
         open_url(first, lab, f"two-tabs-{same_browser}", NB04)
         run_all(first, lab, NB04)
-        first.wait_for_timeout(2000)  # JupyterLab saves the workspace (04 open) a moment after a change
+        wait_for_saved_workspace(lab, f"two-tabs-{same_browser}", NB04)  # saved a moment after a change
         second = tab()
         open_url(second, lab, f"two-tabs-{same_browser}", NB06)
         restored = second.evaluate(OPEN_PATHS)
