@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 
-from attn_lib.exercises.diagnose import Word
+from attn_lib.exercises.compare import Word
 from attn_lib.i18n import t
 
 

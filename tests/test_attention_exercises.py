@@ -43,6 +43,12 @@ def _softmax_then_scale(q, k, v):
     return weights @ v, weights
 
 
+def _not_divided(q, k, v):
+    scores = q @ T(k) / np.sqrt(q.shape[-1])
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))  # np.exp, but no division by the row sum
+    return weights @ v, weights
+
+
 WRONG = [
     ("scale_missing", lambda q, k, v: learner_formula(q, k, v, scale=1.0)),
     ("scale_dk", lambda q, k, v: learner_formula(q, k, v, scale=1 / q.shape[-1])),
@@ -50,7 +56,8 @@ WRONG = [
     ("scale_dim", lambda q, k, v: learner_formula(q, k, v, scale=1 / np.sqrt(v.shape[-1]))),
     ("attn_softmax_axis", lambda q, k, v: learner_formula(q, k, v, axis=-2)),
     ("attn_softmax_overflow", lambda q, k, v: learner_formula(q, k, v, softmax=naive_softmax)),
-    ("attn_weights_not_normalised", _softmax_then_scale),
+    ("attn_scale_after_softmax", _softmax_then_scale),  # issue 27: it was told "divide by the sum"
+    ("attn_weights_not_normalised", _not_divided),
     ("attn_output_wrong", lambda q, k, v: (2 * learner_formula(q, k, v)[0], learner_formula(q, k, v)[1])),
     ("attn_pair_order", lambda q, k, v: learner_formula(q, k, v)[::-1]),
     ("not_pair", lambda q, k, v: learner_formula(q, k, v)[0]),
@@ -82,7 +89,7 @@ def test_it_checks_what_notebook_04_teaches_and_nothing_of_05():
     """No case passes a mask; every unmasked case of the attention exercise is there."""
     result = ex.run_attention_formula_checks(learner_formula)
     assert result.ok
-    assert result.checked == ("case_nq_nk", "case_single", "case_large_scores", "case_batch")
+    assert result.checked == ("case_nq_nk", "case_single", "case_large_scores", "case_batch", "case_batch_heads")
     assert not any("mask" in kind for kind in result.checked)
     # the same function fails notebook 05's exercise, which passes a mask
     assert ex.run_attention_checks(learner_formula, forbid=()).key == "mask_argument"

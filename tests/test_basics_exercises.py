@@ -288,6 +288,13 @@ def test_the_counted_model_of_notebook_01_is_forbidden_in_the_counting_exercise(
     assert ex.run_window_counts_checks(lambda c, x, k: count_next_tokens(c, x, k + 1), forbid=()).ok
 
 
+def test_the_checkers_own_reference_is_forbidden_in_the_counting_exercise():
+    """attn_lib.exercises.counting.window_counts is public (the checker's reference): it may not stand in (item 3)."""
+    result = ex.run_window_counts_checks(window_counts)
+    assert (result.key, result.fields["name"]) == ("forbidden_call", "attn_lib.exercises.counting.window_counts")
+    assert ex.run_window_counts_checks(window_counts, forbid=()).ok
+
+
 def test_attention_for_one_query_forbids_the_softmax_and_every_query_allows_it():
     library_one = ex.run_attend_one_checks(lambda q, K, V: learner_one(q, K, V, attn_lib.softmax))
     assert (library_one.key, library_one.fields["name"]) == ("forbidden_call", "attn_lib.softmax")

@@ -8,7 +8,12 @@ stderr output. The flows (issue 12):
 (a) open 04 and run all; (b) open 06 from the file browser with 04 still open and run all; (c) reload
 the page with both open and run all in 06; (d) Kernel > Restart Kernel and Run All, twice, in 04;
 (e) the JupyterLab Dark theme: the figures keep an opaque light background (checked on the pixels);
-(f) JupyterLab in Chinese (zh-CN language pack) with the Chinese edition's 00 and its setup check.
+(f) JupyterLab in Chinese (zh-CN language pack) with the Chinese edition's 00 and its setup check;
+(g) 04 run in one tab, 06 opened by its URL in a new tab (its workspace restores 04 there) and run
+(issue 27).
+
+Run All names its notebook (`widgetId`) and is waited for: `notebook:run-all-cells` alone runs the
+*current* notebook, and activating another one first takes effect only later.
 
 Screenshots of each flow go to a temporary folder whose path is printed (pytest -s shows it).
 """
@@ -23,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -147,7 +153,7 @@ def lab():
 def _fontconfig(folder):
     """A fontconfig file that adds attn_lib's bundled CJK font to the system's fonts, for Chromium."""
     conf = folder / "fonts.conf"
-    fonts = ROOT / "attn_lib" / "fonts"
+    fonts = ROOT / "attn_lib" / "pictures" / "fonts"
     conf.write_text(
         '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
         f'  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n  <dir>{fonts}</dir>\n'
@@ -231,10 +237,12 @@ window.__attn = {
     }
     return out;
   },
-  async runAll(path) {
+  runs: {},  // path -> 'running', then 'done' when Run All has run every cell of that notebook
+  runAll(path) {  // Run > Run All Cells on this notebook: named by its id, never "the current notebook"
     const app = window.jupyterapp, p = this.panel(path);
-    app.shell.activateById(p.id);
-    await app.commands.execute('notebook:run-all-cells');
+    this.runs[path] = 'running';
+    app.commands.execute('notebook:run-all-cells', {widgetId: p.id}).then(
+      () => { this.runs[path] = 'done'; }, (error) => { this.runs[path] = `failed: ${error}`; });
     return true;
   },
 };
@@ -269,23 +277,30 @@ def open_url(page, lab, workspace, path):
     wait_for_notebook(page, lab, path)
 
 
-def wait_until_run(page, lab, path, restarted=False, timeout=RUN_TIMEOUT):
-    """Wait until every code cell of `path` has run (from 1 on if `restarted`) and the kernel is idle."""
+def wait_until_run(page, lab, path, restarted=False, timeout=RUN_TIMEOUT, by_run_all=False):
+    """Wait until every code cell of `path` has run (from 1 on if `restarted`) and the kernel is idle.
+
+    `by_run_all`: also wait until the Run All that `run_all` started on this notebook has finished (the
+    committed execution counts alone would pass for a run that never happened).
+    """
     deadline = time.monotonic() + timeout
-    counts = None
+    counts = run = None
     while time.monotonic() < deadline:
         counts = page.evaluate("(path) => window.__attn.counts(path)", path)
-        ran = counts and all(counts) and (not restarted or counts[0] == 1)
+        run = page.evaluate("(path) => window.__attn.runs[path] || null", path)
+        if run and run.startswith("failed"):
+            pytest.fail(f"Run All on {path}: {run}")
+        ran = counts and all(counts) and (not restarted or counts[0] == 1) and (not by_run_all or run == "done")
         if ran and page.evaluate("(path) => window.__attn.kernelReady(path)", path):
             return counts
         time.sleep(0.5)
-    pytest.fail(f"{path} did not finish running within {timeout} s (execution counts {counts}).\n{lab.log()}")
+    pytest.fail(f"{path} did not finish running within {timeout} s (execution counts {counts}, {run}).\n{lab.log()}")
 
 
 def run_all(page, lab, path):
-    """Run > Run All Cells on `path`, and wait until it is done."""
+    """Run > Run All Cells on `path`, whichever notebook is current, and wait until that run is done."""
     page.evaluate("(path) => window.__attn.runAll(path)", path)
-    return wait_until_run(page, lab, path)
+    return wait_until_run(page, lab, path, by_run_all=True)
 
 
 def assert_no_problems(page, path):
@@ -428,6 +443,73 @@ def test_c_reload_with_both_open_then_run_all_in_06(session, lab, shots):
     assert NB04 in open_paths and NB06 in open_paths, open_paths
     run_all(page, lab, NB06)
     check_widget(page, NB06, "heads", shots, "c_06_after_reload")
+
+
+# --- flow (g): a second notebook opened by its URL in a new tab (issue 27, item 13) ----------------
+
+CURRENT = "() => { const w = window.jupyterapp.shell.currentWidget; return w && w.context ? w.context.path : null; }"
+OPEN_PATHS = "() => Array.from(window.jupyterapp.shell.widgets('main')).filter(w => w.context).map(w => w.context.path)"
+
+
+def wait_for_saved_workspace(lab, workspace, path, timeout=60):
+    """Wait until the server's copy of `workspace` (what a new window restores) has `path` open."""
+    request = urllib.request.Request(
+        f"{lab.url}/lab/api/workspaces/{workspace}", headers={"Authorization": f"token {lab.token}"}
+    )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                if path in response.read().decode():
+                    return
+        except urllib.error.HTTPError:  # not saved yet
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"the workspace {workspace} was not saved with {path} open within {timeout} s")
+
+
+@pytest.mark.parametrize("same_browser", [False, True], ids=["workspace-restored-with-04", "same-browser"])
+def test_g_06_by_its_url_in_a_new_tab_with_04_run_in_another(lab, browser, shots, same_browser):
+    """04 open and run in one tab; 06 opened by its URL in a new tab; Run All there shows the live slider.
+
+    A second window on the same workspace (another browser, or a tab whose storage the first cannot see)
+    restores 04 beside 06, and 04 may come out as the current notebook. The issue's "still picture after
+    Run All" was that: Run All went to the current notebook, 04, while 06 kept its committed outputs (an
+    untrusted still picture and its caption), whose execution counts looked like a finished run; a reload
+    made 06 current. Run All here names 06 and waits for that run, and 04 is made current first on purpose.
+    In one browser (shared storage) JupyterLab gives the new tab a fresh workspace of its own instead.
+    """
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}) if same_browser else None
+    pages = []
+
+    def tab():
+        page = context.new_page() if context else browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.add_init_script(HELPERS)
+        page.on("dialog", lambda dialog: dialog.accept())
+        pages.append(page)
+        return page
+
+    try:
+        first = tab()
+        open_url(first, lab, f"two-tabs-{same_browser}", NB04)
+        run_all(first, lab, NB04)
+        wait_for_saved_workspace(lab, f"two-tabs-{same_browser}", NB04)  # saved a moment after a change
+        second = tab()
+        open_url(second, lab, f"two-tabs-{same_browser}", NB06)
+        restored = second.evaluate(OPEN_PATHS)
+        assert NB06 in restored and (same_browser or NB04 in restored), restored
+        if NB04 in restored:  # 04 as the current notebook, as the restored layout may leave it
+            second.evaluate("(path) => window.jupyterapp.shell.activateById(window.__attn.panel(path).id)", NB04)
+            second.wait_for_function(f"() => ({CURRENT})() === '{NB04}'", timeout=10_000)
+        run_all(second, lab, NB06)
+        outputs = second.evaluate("(path) => window.__attn.widgetOutputs(path)", NB06)
+        assert outputs and all(o["trusted"] and "RenderedImage" not in o["rendered"] for o in outputs), outputs
+        check_widget(second, NB06, "heads", shots, "g_06_new_tab_" + ("same_browser" if same_browser else "restored"))
+    finally:
+        for page in pages:
+            page.close()
+        if context:
+            context.close()
 
 
 # --- flow (d): restart and run all, twice -----------------------------------------------------------

@@ -272,31 +272,44 @@ def test_a_missing_w_o_is_caught_by_the_small_inputs(model):
 
 
 def two_d_only(q, k, v, mask=None):
-    """Passes the small inputs with batches of 3 axes (swapaxes(k, 1, 2)), fails on the model's 4."""
+    """Right for 2 and 3 axes, wrong on the model's 4: since issue 27 the small inputs have 4 axes too."""
     if q.ndim == 4:
         k = k.T
     return attention()(q, k, v, mask)
 
 
+def fails_on_twelve_heads(q, k, v, mask=None):
+    """Passes every small input, raises on the model's 12 heads: only the model run can say so."""
+    if in_the_model(q):
+        raise ValueError("my code assumed at most 8 heads")
+    return attention()(q, k, v, mask)
+
+
+def in_the_model(q):
+    """True for the model's q [b, 12, n, 32]: the small inputs have 4 axes too, but never 12 heads."""
+    return q.ndim == 4 and q.shape[-3] == 12
+
+
 def slow_inside_the_model(q, k, v, mask=None):
-    if q.ndim == 4:
+    if in_the_model(q):
         time.sleep(0.5)
     return attention()(q, k, v, mask)
 
 
 def unscaled_inside_the_model(q, k, v, mask=None):
-    return attention(scale=1.0 if q.ndim == 4 else None)(q, k, v, mask)
+    return attention(scale=1.0 if in_the_model(q) else None)(q, k, v, mask)
 
 
 def wrong_shape_inside_the_model(q, k, v, mask=None):
     output, weights = attention()(q, k, v, mask)
-    return (output[..., :1], weights) if q.ndim == 4 else (output, weights)
+    return (output[..., :1], weights) if in_the_model(q) else (output, weights)
 
 
 @pytest.mark.parametrize(
     ("fn", "key", "words", "timeout"),
     [
-        (two_d_only, "raised", "Inside the model (layer 1) your function raised ValueError", 5),
+        (two_d_only, "batch_heads", "it fails with two leading axes, [B, h, n, d_k]", 5),
+        (fails_on_twelve_heads, "raised", "Inside the model (layer 1) your function raised ValueError", 5),
         (slow_inside_the_model, "timeout", "took longer than 0.6 s", 0.1),
         (wrong_shape_inside_the_model, "inside", "Inside the model (layer 1): The output should have shape", 5),
         (unscaled_inside_the_model, "differs", "agrees with attn_lib on the exercise's small inputs, but not", 5),
@@ -351,3 +364,85 @@ def test_the_verdict_in_chinese(model, capsys):
     assert out.startswith("✗ " + t("real_model.title", "zh")) and "放进模型后：" in out and "。 " not in out
     assert ex.check_in_real_model(attention(), lang="zh", model=model) is True
     assert capsys.readouterr().out.startswith("✓ " + t("real_model.title", "zh") + "：6 个句向量")
+
+
+def multi_head_with_default_heads(x, w_q, w_k, w_v, w_o, n_heads=2, mask=None):
+    return multi_head()(x, w_q, w_k, w_v, w_o, n_heads, mask)
+
+
+def wrapped_multi_head(*args, **kwargs):  # a wrapper without functools.wraps: its signature says nothing
+    return multi_head()(*args, **kwargs)
+
+
+@pytest.mark.parametrize("fn", [multi_head_with_default_heads, wrapped_multi_head], ids=lambda f: f.__name__)
+def test_a_multi_head_function_with_a_default_or_behind_args_runs_in_the_model(model, fn):
+    """Issue 27, item 7: both passed check_multi_head, then got "missing 2 required positional arguments" here."""
+    assert ex.run_multi_head_checks(fn).ok
+    result = capstone.run_in_real_model_checks(fn, model=model)
+    assert result.ok, result.verdict("en")
+
+
+def float16_attention(promote=False):
+    """A correct attention computed in float16; promote=True lets np.sqrt's float64 make the result float64."""
+
+    def half(q, k, v, mask=None):
+        q, k, v = (a.astype(np.float16) for a in (q, k, v))
+        scale = np.sqrt(q.shape[-1]) if promote else np.float16(np.sqrt(q.shape[-1]))
+        scores = q @ T(k) / scale
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        weights = stable_softmax(scores)
+        return weights @ v, weights
+
+    return half
+
+
+def test_a_correct_float16_attention_passes_inside_the_model_with_a_note(model):
+    """Issue 27, item 5: it was told "sums to 1, not 1" and "cosine drops to 1.0000"."""
+    result = capstone.run_in_real_model_checks(float16_attention(), model=model)
+    verdict = result.verdict("en")
+    assert result.ok and result.small.precision == "float16", verdict
+    assert "float16" in verdict and "3 significant digits" in verdict and "within 0.01562" in verdict
+    assert "float16" in result.verdict("zh") and "sums to" not in verdict
+    assert result.layer_differences.max() > capstone.MAX_WEIGHT_DIFF  # float16's rounding: over float32's bound
+
+
+def test_float16_inside_a_float64_result_is_told_so_inside_the_model(model):
+    result = capstone.run_in_real_model_checks(float16_attention(promote=True), model=model)
+    verdict = result.verdict("en")
+    assert (result.ok, result.key) == (False, "precision_loss"), verdict
+    assert "3 significant digits" in verdict and "drops to 1.0000" not in verdict and "sums to" not in verdict
+
+
+def test_weights_off_only_inside_the_model_never_read_cosine_drops_to_1(model):
+    def off_in_the_model(q, k, v, mask=None):
+        output, weights = attention()(q, k, v, mask)
+        return output, (weights * (1 + 1e-3) if in_the_model(q) else weights)  # the output is left right
+
+    result = capstone.run_in_real_model_checks(off_in_the_model, model=model)
+    verdict = result.verdict("en")
+    assert (result.ok, result.key) == (False, "differs"), verdict
+    assert result.cosines.min() >= capstone.MIN_COSINE and "drops to" not in verdict
+    assert f"more than the {capstone.MAX_WEIGHT_DIFF:g} allowed" in verdict, verdict
+
+
+def test_the_models_own_run_is_out_of_reach_of_the_learners_function(model):
+    """Issue 27, item 8: the model's own attention maps, looked up in the checker's frames, cannot stand in."""
+    import sys
+
+    calls = []
+
+    def from_the_reference(q, k, v, mask=None):
+        if not in_the_model(q):  # right on the small inputs ...
+            return attention()(q, k, v, mask)
+        calls.append(1)  # ... and inside the model, the model's own maps if they can be found
+        for frame in sys._current_frames().values():
+            while frame is not None:
+                found = frame.f_locals.get("reference")
+                if hasattr(found, "attentions") and found.attentions.shape[-1] == q.shape[-2]:
+                    weights = found.attentions[:, len(calls) - 1].astype(q.dtype)  # [b, h, n, n] of this layer
+                    return weights @ v, weights
+                frame = frame.f_back
+        return np.zeros_like(q), np.zeros((*q.shape[:-1], q.shape[-2]), q.dtype)
+
+    assert not capstone.run_in_real_model_checks(from_the_reference, model=model).ok

@@ -28,7 +28,10 @@ import attn_lib
 from attn_lib import exercises as ex
 from attn_lib.exercises import attention, multihead
 from attn_lib.exercises.diagnose import Case, run_cases
+from attn_lib.grouped import grouped_query_attention
 from attn_lib.i18n import STRINGS, set_language, t
+from attn_lib.models.bert import multi_head_with
+from attn_lib.models.tiny_model import attention_layer
 
 # --- learner-style building blocks ----------------------------------------------------------------
 
@@ -157,6 +160,25 @@ def _softmax_through_attention(x):
     return attn_lib.scaled_dot_product_attention(q, x[..., None], x[..., None], scale=1.0)[1][..., 0, :]
 
 
+def _scaled_after_softmax(q, k, v, mask=None):
+    """The scale applied to the weights instead of the scores: softmax(q kᵀ) / √d_k."""
+    weights = stable_softmax(use_mask(q @ T(k), mask)) / np.sqrt(q.shape[-1])
+    return weights @ v, weights
+
+
+def _three_d_only_attention(q, k, v, mask=None):
+    """Written for [n, d_k] and [B, n, d_k]: k.transpose(0, 2, 1) names three axes."""
+    k_t = k.T if k.ndim == 2 else k.transpose(0, 2, 1)
+    weights = stable_softmax(use_mask(q @ k_t / np.sqrt(q.shape[-1]), mask))
+    return weights @ v, weights
+
+
+def _float16_inside(q, k, v, mask=None):
+    """Right, but computed in float16: the weights agree with the formula to about 3 digits (promoted to float64)."""
+    weights = stable_softmax(use_mask(q.astype(np.float16) @ T(k.astype(np.float16)) / np.sqrt(q.shape[-1]), mask))
+    return weights @ v, weights
+
+
 def _split_three_d_only(x, n_heads):
     """Written for x [B, n, d_model] or [n, d_model]; reshapes a 4-D input into the wrong shape."""
     n, d_model = x.shape[-2:]
@@ -177,6 +199,7 @@ WRONG = [
     ("softmax", "forbidden_call", attn_lib.softmax),
     ("softmax", "forbidden_call", lambda x: attn_lib.softmax(x)),
     ("softmax", "forbidden_call_inside", _softmax_through_attention),
+    ("softmax", "watch_tampered", lambda x: (sys.setprofile(None), attn_lib.softmax(x))[1]),
     # scaled scores
     ("scaled_scores", "scale_missing", lambda q, k: q @ T(k)),
     ("scaled_scores", "scale_dk", lambda q, k: q @ T(k) / q.shape[-1]),
@@ -246,6 +269,10 @@ WRONG = [
     ("attention", "batch_mask", _boolean_indexing_attention),
     ("attention", "attn_mask_finite", attention_with_scores(lambda s, m: stable_softmax(use_mask(s, m, -20.0)))),
     ("attention", "attn_mask_finite", attention_with_scores(lambda s, m: stable_softmax(use_mask(s, m, -100.0)))),
+    ("attention", "attn_scale_after_softmax", _scaled_after_softmax),
+    ("attention", "attn_softmax_global_max", attention_with_scores(lambda s, m: _global_max(use_mask(s, m)))),
+    ("attention", "batch_heads", _three_d_only_attention),
+    ("attention", "precision_loss", _float16_inside),
     ("attention", "forbidden_call", attn_lib.scaled_dot_product_attention),
     (
         "attention",
@@ -282,6 +309,7 @@ WRONG = [
     ("multi_head", "attn_mask_ignored", lambda x, *w, mask=None: learner_mha(x, *w)),
     ("multi_head", "attn_softmax_overflow", lambda x, *w, mask=None: learner_mha(x, *w, mask, softmax=naive_softmax)),
     ("multi_head", "batch_axes", _mha_two_d),
+    ("multi_head", "attn_softmax_global_max", lambda x, *w, mask=None: learner_mha(x, *w, mask, softmax=_global_max)),
     ("multi_head", "attn_mask_finite", _mha_filling(-20.0)),
     ("multi_head", "attn_mask_finite", _mha_filling(-100.0)),
     ("multi_head", "forbidden_call", attn_lib.multi_head_attention),
@@ -380,7 +408,9 @@ def test_the_function_an_exercise_checks_is_forbidden_by_default(exercise):
 
 def test_every_diagnosis_in_i18n_is_reached_by_a_test():
     """No diagnosis without a test that triggers it."""
-    framing = re.compile(r"exercises\.(title_|case_|word_|expect_|passed|failed|converted_note|list_sep)")
+    framing = re.compile(
+        r"exercises\.(title_|case_|word_|expect_|passed|failed|converted_note|precision_note|list_sep)"
+    )
     diagnoses = {key.removeprefix("exercises.") for key in STRINGS["en"] if key.startswith("exercises.")}
     diagnoses = {key for key in diagnoses if not framing.match(f"exercises.{key}")}
     reached = {key for _, key, _ in WRONG + POSITION_WRONG + MODERN_WRONG} | BAD_INPUT_KEYS  # + notebooks 07, 11
@@ -649,6 +679,43 @@ def test_allowed_functions_pass_and_extra_ones_can_be_forbidden():
         return attn_lib.merge_heads(heads) @ w_o, weights
 
     assert ex.run_multi_head_checks(with_library_attention).ok  # notebook 06 allows these
+
+
+def _gqa_as_multi_head(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+    return grouped_query_attention(x, w_q, w_k, w_v, w_o, n_heads, n_heads, mask=mask)
+
+
+def _bert_multi_head(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+    layer = {"w_q": w_q, "w_k": w_k, "w_v": w_v, "w_o": w_o} | {b: 0.0 for b in ("b_q", "b_k", "b_v", "b_o")}
+    return multi_head_with(attn_lib.scaled_dot_product_attention, x, layer, n_heads, mask)
+
+
+def _tiny_model_multi_head(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+    out, cache = attention_layer(x, {"w_q": w_q, "w_k": w_k, "w_v": w_v, "w_o": w_o}, n_heads, mask)
+    return out - x, cache["weights"]
+
+
+@pytest.mark.parametrize(
+    ("fn", "name"),
+    [
+        (_gqa_as_multi_head, "attn_lib.grouped.grouped_query_attention"),
+        (_bert_multi_head, "attn_lib.models.bert.multi_head_with"),
+        (_tiny_model_multi_head, "attn_lib.models.tiny_model.attention_layer"),
+    ],
+)
+def test_the_other_multi_heads_of_attn_lib_are_forbidden_too(fn, name):
+    """Grouped-query attention with n_kv_heads = n_heads, BERT's multi-head step: multi-head attention (item 3)."""
+    result = ex.run_multi_head_checks(fn)
+    assert (result.key, result.fields) == (
+        "forbidden_call_inside",
+        {"name": name, "what": "attn_lib.multi_head_attention"},
+    ), result.verdict("en")
+    assert ex.run_multi_head_checks(fn, forbid=()).key != "forbidden_call_inside"
+
+
+def test_gqa_and_bert_give_the_multi_head_answer_when_allowed():
+    assert ex.run_multi_head_checks(_gqa_as_multi_head, forbid=()).ok
+    assert ex.run_multi_head_checks(_bert_multi_head, forbid=()).ok
 
 
 def test_forbid_must_name_known_functions():

@@ -13,7 +13,7 @@ from attn_lib import exercises as ex
 from attn_lib import scaled_dot_product_attention
 from attn_lib.block import layer_norm
 from attn_lib.i18n import t
-from attn_lib.position import rope, sinusoidal_encoding
+from attn_lib.position import rope, rope_matrix, sinusoidal_encoding
 
 # --- learner-style code -----------------------------------------------------------------------------
 
@@ -218,7 +218,7 @@ def test_each_classic_mistake_gets_its_own_diagnosis(exercise, key, fn, capsys):
 
 @pytest.mark.parametrize("exercise", sorted(RUN))
 def test_reference_and_learner_code_pass_in_float64_and_float32(exercise, capsys):
-    assert CHECK[exercise](REFERENCE[exercise], lang="en") is True
+    assert CHECK[exercise](REFERENCE[exercise], lang="en", forbid=()) is True
     out = capsys.readouterr().out
     assert out.startswith(f"✓ {t(f'exercises.title_{exercise}', 'en')}:") and out.count("\n") == 1
     assert RUN[exercise](LEARNER_CORRECT[exercise]).ok
@@ -228,6 +228,41 @@ def test_reference_and_learner_code_pass_in_float64_and_float32(exercise, capsys
         return LEARNER_CORRECT[exercise](*args, **kwargs)
 
     assert RUN[exercise](in_float32).ok, RUN[exercise](in_float32).verdict("en")
+
+
+LIBRARY_NAME = {  # attn_lib's own function, which each exercise asks the learner to write
+    "sinusoidal_encoding": "attn_lib.position.sinusoidal_encoding",
+    "rope": "attn_lib.position.rope",
+    "layer_norm": "attn_lib.block.layer_norm",
+}
+
+
+@pytest.mark.parametrize("exercise", sorted(RUN))
+def test_the_function_an_exercise_asks_for_is_forbidden_by_default(exercise):
+    """attn_lib's own function passes every case, but the exercise says "write it yourself" (issue 27, item 3)."""
+    result = RUN[exercise](REFERENCE[exercise])
+    assert (result.ok, result.key) == (False, "forbidden_call"), result.verdict("en")
+    assert result.fields["name"] == LIBRARY_NAME[exercise]
+    assert LIBRARY_NAME[exercise] in result.verdict("en") and LIBRARY_NAME[exercise] in result.verdict("zh")
+    assert RUN[exercise](REFERENCE[exercise], forbid=()).ok  # forbid=() allows everything
+
+
+def test_rope_through_its_matrix_is_seen_too():
+    def by_matrix(x):
+        return np.stack([rope_matrix(m, x.shape[-1]) @ x[..., m, :, None] for m in range(x.shape[-2])], -2)[..., 0]
+
+    result = ex.run_rope_checks(lambda q, k, v, mask=None: learner_rope_attention(q, k, v, mask, by_matrix))
+    assert result.key == "forbidden_call_inside", result.verdict("en")
+    assert result.fields == {"name": "attn_lib.position.rope_matrix", "what": "attn_lib.position.rope"}
+
+
+def test_the_exercises_allow_what_they_do_not_ask_for():
+    """check_rope asks for the rotation: attn_lib's attention may do the rest (notebook 07's solution does)."""
+
+    def library_attention(q, k, v, mask=None):
+        return scaled_dot_product_attention(learner_rotate(q), learner_rotate(k), v, mask=mask)
+
+    assert ex.run_rope_checks(library_attention).ok
 
 
 def test_the_wrong_base_is_named():
@@ -242,7 +277,7 @@ def test_positions_from_one_still_pass_rope_because_only_distances_count():
     def from_one(x):
         return rope(x, positions=np.arange(1, x.shape[-2] + 1))
 
-    assert ex.run_rope_checks(lambda q, k, v, mask=None: learner_rope_attention(q, k, v, mask, from_one)).ok
+    assert ex.run_rope_checks(lambda q, k, v, mask=None: learner_rope_attention(q, k, v, mask, from_one), forbid=()).ok
 
 
 def test_batched_false_skips_the_batch_case():

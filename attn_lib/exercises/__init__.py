@@ -21,6 +21,10 @@ forbids the function it checks by default (check_softmax: softmax, check_attenti
 scaled_dot_product_attention, ...); forbidding a function also forbids every attn_lib function that
 computes it (forbid=("softmax",) forbids scaled_dot_product_attention too); forbid=() allows all.
 
+A function that returns float16 is compared within float16's own precision and the verdict says so;
+one whose float32/float64 result agrees with the formula only to float16's precision is told that.
+`timeout` (seconds per call, a positive number) and `batched` (True or False) are checked by name.
+
 One module per notebook or topic, and the machinery beside them:
 
     counting    notebook 01: a next-token distribution from counts, counting in a window
@@ -34,9 +38,13 @@ One module per notebook or topic, and the machinery beside them:
     modern      notebook 11: grouped-query attention, the sliding-window mask, the KV-cache size
     budget      notebook 11: how many conversations fit beside a model's weights
     generation  notebook 12: temperature, top-k, top-p, writing with the KV cache
-    diagnose    running a learner's function safely, comparing, the verdict line (`Result`)
+    diagnose    running a learner's function safely, the verdict line (`Result`)
+    compare     comparing with the answer: tolerances (float16 within its own precision), the first
+                difference, numbers printed with the digits that tell them apart
     mistakes    the classic mistakes written as formulas, to name the one a wrong answer matches
-    forbid      which attn_lib functions an exercise may not call, and the watch that sees a call
+    forbid      which attn_lib functions an exercise may not call, the watch that sees a call, and
+                what the checkers do not defend against
+    counting_reference   notebook 01's counting reference, alone so that forbid can forbid it
 
 This module only re-exports the checkers; the modules inside import each other by their full names,
 never this one.

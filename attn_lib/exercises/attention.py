@@ -14,27 +14,31 @@ output, the pair in the wrong order, `.T` on a batch, the mask after the softmax
 import numpy as np
 
 from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     OUTPUT,
     RESULT,
     WEIGHTS,
-    Case,
     Finding,
     as_mask_pattern,
     as_numbers,
-    batch_error,
     describe,
     difference,
-    error_text,
     first_match,
-    fmt,
+    fmt_pair,
     matches,
     proportional,
-    report,
-    run_cases,
     same,
     wrong_shape,
+)
+from attn_lib.exercises.diagnose import (
+    DEFAULT_TIMEOUT,
+    Case,
+    Reference,
+    batch_error,
+    check_batched,
+    error_text,
+    report,
+    run_cases,
 )
 from attn_lib.exercises.mistakes import (
     attention_weights_mistake,
@@ -78,7 +82,7 @@ def _softmax_cases():
         ("case_single", rng.standard_normal((3, 1))),
         ("case_neg_inf", with_neg_inf),
     ]
-    return [Case(kind, f"x {x.shape}", (x,), {}, softmax(x)) for kind, x in inputs]
+    return [Case(kind, f"x {x.shape}", (x,), {}, Reference(softmax)) for kind, x in inputs]
 
 
 def _judge_softmax(case, value, notes):
@@ -116,6 +120,7 @@ def check_softmax(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("softmax",)):
 
 
 def _scores_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(1)
     shapes = [("case_nq_nk", (3, 4), (5, 4)), ("case_nq_nk", (6, 16), (2, 16)), ("case_single", (1, 8), (1, 8))]
     if batched:
@@ -123,9 +128,12 @@ def _scores_cases(batched):
     cases = []
     for kind, q_shape, k_shape in shapes:
         q, k = rng.standard_normal(q_shape), rng.standard_normal(k_shape)
-        scores = q @ swap_last(k) / np.sqrt(q.shape[-1])  # [..., n_q, d_k] x [..., d_k, n_k] -> [..., n_q, n_k]
-        cases.append(Case(kind, f"q {q.shape}, k {k.shape}", (q, k), {}, scores))
+        cases.append(Case(kind, f"q {q.shape}, k {k.shape}", (q, k), {}, Reference(_scaled_scores)))
     return cases
+
+
+def _scaled_scores(q, k):
+    return q @ swap_last(k) / np.sqrt(q.shape[-1])  # [..., n_q, d_k] x [..., d_k, n_k] -> [..., n_q, n_k]
 
 
 def _judge_scores(case, value, notes):
@@ -144,7 +152,8 @@ def _judge_scores(case, value, notes):
     found = first_match(got, scale_candidates(lambda c: c * raw, d_k, {"n_q": n_q, "n_k": n_k}))
     factor = proportional(got, raw)
     if found is None and factor is not None:
-        found = Finding("scale_factor", {"factor": fmt(factor), "expected": fmt(1 / np.sqrt(d_k))})
+        factor, expected = fmt_pair(factor, 1 / np.sqrt(d_k))
+        found = Finding("scale_factor", {"factor": factor, "expected": expected})
     return found or difference(got, case.expected)
 
 
@@ -168,7 +177,7 @@ def check_scaled_scores(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, fo
 
 def _mask_cases():
     inputs = [("case_n", 5), ("case_n", 7), ("case_single", 1), ("case_n", 2)]
-    return [Case(kind, f"n = {n}", (n,), {}, causal_mask(n)) for kind, n in inputs]
+    return [Case(kind, f"n = {n}", (n,), {}, Reference(causal_mask)) for kind, n in inputs]
 
 
 def _judge_mask(case, value, notes):
@@ -204,6 +213,7 @@ def check_causal_mask(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("causal_ma
 
 
 def _attention_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(2)
     padding = np.array([[1, 1, 1, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 1, 0]], dtype=bool)  # row 1 sees no key
     large_q = 30 * rng.standard_normal((3, 4))
@@ -224,10 +234,15 @@ def _attention_cases(batched):
         q_b, k_b = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4))
         q_c, k_c = rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 4))
         q_p, k_p = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4))
+        # two leading axes [B, h, n, d_k], as every head of multi-head attention gives them (notebooks 06, 09)
+        q_h, k_h = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 6, 5))
+        q_m, k_m = rng.standard_normal((2, 3, 5, 4)), rng.standard_normal((2, 3, 5, 4))
         specs += [
             ("case_batch", q_b, k_b, (2, 5, 6), None),
             ("case_batch_mask", q_c, k_c, (2, 5, 3), causal_mask(5)),
             ("case_batch_mask", q_p, k_p, (2, 5, 6), per_sentence),
+            ("case_batch_heads", q_h, k_h, (2, 3, 6, 7), None),
+            ("case_batch_heads_mask", q_m, k_m, (2, 3, 5, 6), causal_mask(5)),  # one [n, n] mask for every head
         ]
     specs.append(("case_masked_row", rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), (5, 2), padding))
     cases = []
@@ -235,7 +250,7 @@ def _attention_cases(batched):
         v = rng.standard_normal(v_shape)
         shapes = f"q {q.shape}, k {k.shape}, v {v.shape}" + ("" if mask is None else f", mask {mask.shape}")
         kwargs = {} if mask is None else {"mask": mask}
-        cases.append(Case(kind, shapes, (q, k, v), kwargs, scaled_dot_product_attention(q, k, v, mask=mask)))
+        cases.append(Case(kind, shapes, (q, k, v), kwargs, Reference(scaled_dot_product_attention)))
     return cases
 
 

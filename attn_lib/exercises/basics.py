@@ -15,24 +15,21 @@ import numpy as np
 
 from attn_lib.core import softmax
 from attn_lib.examples import CAT_EMBEDDINGS
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     OUTPUT,
     WEIGHTS,
-    Case,
     Finding,
     as_numbers,
     describe,
     difference,
-    error_text,
     first_match,
     fmt,
+    fmt_apart,
     matches,
     output_and_weights,
-    report,
-    run_cases,
     wrong_shape,
 )
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Reference, error_text, report, run_cases
 from attn_lib.exercises.mistakes import swap_last
 
 __all__ = [
@@ -78,10 +75,14 @@ def _steps_cases(one_query):
     for kind, q, k, v in specs:
         if one_query:
             q, kind = q[0], ("case_random" if kind == "case_nq_nk" else kind)  # [d_k]: one query
-        weights = softmax(q @ k.T)  # [n_k] or [n_q, n_k]
         shapes = f"{'q' if one_query else 'Q'} {q.shape}, K {k.shape}, V {v.shape}"
-        cases.append(Case(kind, shapes, (q, k, v), {}, (weights @ v, weights)))
+        cases.append(Case(kind, shapes, (q, k, v), {}, Reference(_three_steps)))
     return cases
+
+
+def _three_steps(q, k, v):
+    weights = softmax(q @ k.T)  # [n_k] or [n_q, n_k]
+    return weights @ v, weights  # [d_v] or [n_q, d_v]
 
 
 def steps_weights_mistake(case, got):
@@ -145,7 +146,7 @@ def _judge_steps(case, value, notes):
         if off.any():
             row = np.argwhere(np.atleast_1d(off))[0]
             total = np.atleast_1d(sums)[tuple(row)]
-            return Finding("attn_weights_not_normalised", {"row": int(row[-1]), "total": fmt(total)})
+            return Finding("attn_weights_not_normalised", {"row": int(row[-1]), "total": fmt_apart(total, 1)})
         return difference(weights, expected_weights, WEIGHTS)
     if not matches(output, expected_output):
         return steps_output_mistake(case, output, weights)
@@ -203,8 +204,16 @@ def _projection_cases():
         d_model = x.shape[-1]
         w_q, w_k, w_v = (rng.standard_normal((d_model, d)) for d in (d_k, d_k, d_v))
         shapes = f"x {x.shape}, W_Q {w_q.shape}, W_K {w_k.shape}, W_V {w_v.shape}"
-        cases.append(Case(kind, shapes, (x, w_q, w_k, w_v), {}, (x @ w_q, x @ w_k, x @ w_v)))
+        cases.append(Case(kind, shapes, (x, w_q, w_k, w_v), {}, Reference(_projections)))
     return cases
+
+
+def _projections(x, w_q, w_k, w_v):
+    return x @ w_q, x @ w_k, x @ w_v  # [..., n, d_model] x [d_model, d] -> [..., n, d]
+
+
+def _relevance(x, w_q, w_k):
+    return (x @ w_q) @ swap_last(x @ w_k)  # [..., n, d_k] x [..., d_k, n] -> [..., n, n]
 
 
 def _matmul_error(batch_key):
@@ -272,8 +281,7 @@ def check_qkv(fn, lang=None, timeout=DEFAULT_TIMEOUT):
 
 def _relevance_cases():
     return [
-        Case(c.kind, c.shapes.rsplit(", W_V", 1)[0], c.args[:3], {}, c.expected[0] @ swap_last(c.expected[1]))
-        for c in _projection_cases()
+        Case(c.kind, c.shapes.rsplit(", W_V", 1)[0], c.args[:3], {}, Reference(_relevance)) for c in _projection_cases()
     ]
 
 

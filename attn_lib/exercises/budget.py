@@ -12,7 +12,8 @@ budget computed here, print one line, and when the count is wrong, name the clas
 import math
 import numbers
 
-from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, RESULT, Case, Finding, Word, describe, report, run_cases
+from attn_lib.exercises.compare import RESULT
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, Word, describe, report, run_cases
 from attn_lib.grouped import kv_cache_bytes
 from attn_lib.i18n import check_language
 from attn_lib.models.configs import LLAMA2_7B, MISTRAL_7B

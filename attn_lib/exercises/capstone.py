@@ -10,7 +10,8 @@ sentences, padded to one batch, so the padding mask is used). It prints ONE line
     ✗ your attention inside all-MiniLM-L6-v2 — Each head was scaled by √d_model ... Inside the model: ...
 
 A function passes when every sentence embedding has cosine >= `MIN_COSINE` to the model's own and
-every attention weight (rows of real tokens) is within `MAX_WEIGHT_DIFF` of it. The function is first
+every attention weight (rows of real tokens) is within `MAX_WEIGHT_DIFF` of it (within float16's own
+precision for a function that returns float16, which the verdict then says). The function is first
 run by the exercise's small-input checker, whose diagnosis names the mistake; the model run then says
 what the mistake does to the model, with the numbers measured. ``run_in_real_model_checks(fn)`` returns
 the `ModelResult` without printing.
@@ -30,20 +31,18 @@ import numpy as np
 
 from attn_lib.examples import ANIMAL_SENTENCE, SHANGHAI_SENTENCE, WEATHER_PROMPT
 from attn_lib.exercises.attention import run_attention_checks
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     OUTPUT,
     WEIGHTS,
-    Case,
     Finding,
-    Result,
     as_numbers,
-    call_learner,
     describe,
-    error_text,
     fmt,
+    precision_note,
+    precision_tolerance,
     wrong_shape,
 )
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Result, call_learner, check_timeout, error_text
 from attn_lib.exercises.multihead import run_multi_head_checks
 from attn_lib.i18n import check_language, get_language, t
 from attn_lib.models.pretrained import load_minilm
@@ -79,11 +78,17 @@ class ModelResult:
     sizes: dict = field(default_factory=dict)  # the model's d_k, sqrt_dk, sqrt_d_model
 
     @property
+    def max_weight_diff(self):
+        """MAX_WEIGHT_DIFF, or the tolerance of the dtype the function computes in when it is float16."""
+        precision = getattr(self.small, "precision", "")
+        return precision_tolerance(precision) if precision else MAX_WEIGHT_DIFF
+
+    @property
     def model_agrees(self):
         """True if the model ran and its embeddings and attention maps came out as the model's own."""
         if self.cosines is None:
             return False
-        return bool(self.cosines.min() >= MIN_COSINE and self.layer_differences.max() <= MAX_WEIGHT_DIFF)
+        return bool(self.cosines.min() >= MIN_COSINE and self.layer_differences.max() <= self.max_weight_diff)
 
     def _small_message(self, lang):
         sizes = {name: self.sizes[name] for name in _SIZE_FIELDS if name in self.small.fields and name in self.sizes}
@@ -99,11 +104,15 @@ class ModelResult:
             return t(key, lang, **fields)
         if self.cosines is None:
             return ""
-        bad = np.flatnonzero(self.layer_differences > MAX_WEIGHT_DIFF)
+        bad = np.flatnonzero(self.layer_differences > self.max_weight_diff)
         layer = int(bad[0]) if bad.size else int(np.argmax(self.layer_differences))
-        fields = {"cosine": f"{self.cosines.min():.4f}", "count": self.cosines.size, "layer": layer + 1}
+        fields = {"cosine": _cosine_text(self.cosines.min()), "count": self.cosines.size, "layer": layer + 1}
         fields["diff"] = fmt(self.layer_differences[layer])
-        return t("real_model.effect_hidden" if self.model_agrees else "real_model.effect", lang, **fields)
+        if self.model_agrees:
+            return t("real_model.effect_hidden", lang, **fields)
+        if self.cosines.min() >= MIN_COSINE:  # the embeddings hold: only the weights are off
+            return t("real_model.effect_weights", lang, **fields, allowed=fmt(self.max_weight_diff))
+        return t("real_model.effect", lang, **fields)
 
     def verdict(self, lang=None):
         """One line: ✓ with the cosine, or ✗ with the diagnosis and what it does to the model."""
@@ -112,18 +121,28 @@ class ModelResult:
         if self.ok:
             fields = {"title": title, "count": self.cosines.size, "cosine": f"{self.cosines.min():.6f}"}
             # the tolerance, not the measured rounding noise: the same line on every machine (nbval)
-            fields.update(diff=fmt(MAX_WEIGHT_DIFF), layers=self.layer_differences.size)
+            fields.update(diff=fmt(self.max_weight_diff), layers=self.layer_differences.size)
             note = t("real_model.harmless_note", lang) if not self.small.ok else ""
-            return t("real_model.passed", lang, **fields) + note
+            return t("real_model.passed", lang, **fields) + note + precision_note(self.small.precision, lang)
         parts = []
         if self.small is not None and not self.small.ok:
             parts.append(self._small_message(lang))
         elif self.problem is None and self.cosines is not None:
             parts.append(t("real_model.differs", lang))
         parts.append(self._effect(lang))
-        return t(
-            "real_model.failed", lang, title=title, diagnosis=t("real_model.sep", lang).join(p for p in parts if p)
+        diagnosis = t("real_model.sep", lang).join(p for p in parts if p)
+        return t("real_model.failed", lang, title=title, diagnosis=diagnosis) + precision_note(
+            getattr(self.small, "precision", ""), lang
         )
+
+
+def _cosine_text(cosine):
+    """A cosine with 4 decimals, or as many more as it takes not to read as 1 or as MIN_COSINE when it is not."""
+    for decimals in range(4, 10):
+        text = f"{cosine:.{decimals}f}"
+        if all(text != f"{other:.{decimals}f}" or cosine == other for other in (1.0, MIN_COSINE)):
+            break
+    return text
 
 
 def _message(key, fields, lang):
@@ -134,15 +153,54 @@ def _message(key, fields, lang):
 # --- which exercise the function comes from -----------------------------------------------------
 
 
+_MULTI_HEAD_NAMES = {"w_q", "w_k", "w_v", "w_o", "n_heads", "num_heads", "h"}  # the notebook-06 signature
+_ATTENTION_NAMES = ("q", "k", "v")
+
+
 def function_kind(fn):
-    """'multi_head' for (x, w_q, w_k, w_v, w_o, n_heads, mask=None), 'attention' for (q, k, v, mask=None)."""
+    """'multi_head' for (x, w_q, w_k, w_v, w_o, n_heads, mask=None), 'attention' for (q, k, v, mask=None), or None.
+
+    Read from the parameters' names first (w_q ... n_heads: multi-head; q, k, v first: attention), then from
+    how many positional parameters there are, defaults included (six or more: multi-head). None when the
+    signature says nothing (f(*args, **kwargs), a builtin): the caller then tries both kinds.
+    """
     try:
-        parameters = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):  # some builtins have no signature: try it as attention
-        return "attention"
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # some builtins have no signature
+        return None
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    required = [p for p in parameters if p.kind in kinds and p.default is inspect.Parameter.empty]
-    return "multi_head" if len(required) >= 6 else "attention"  # x, w_q, w_k, w_v, w_o, n_heads vs q, k, v
+    positional = [p for p in parameters if p.kind in kinds]
+    names = {p.name.lower() for p in positional}
+    if names & _MULTI_HEAD_NAMES and not tuple(p.name.lower() for p in positional[:3]) == _ATTENTION_NAMES:
+        return "multi_head"
+    if tuple(p.name.lower() for p in positional[:3]) == _ATTENTION_NAMES:
+        return "attention"
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        return None  # f(*args): the names of what it passes on are not known here
+    return "multi_head" if len(positional) >= 6 else "attention"
+
+
+def _called_wrongly(result):
+    """True if a small-input check failed at once because the function takes other arguments (a TypeError)."""
+    return not result.ok and result.key in ("raised", "mask_argument") and "TypeError" in result.fields.get("error", "")
+
+
+def small_checks_of_either_kind(fn, timeout):
+    """(kind, the small-input checker's Result): the kind function_kind reads, or the other one if only it fits.
+
+    A function is run as the kind its signature says; if that check fails at once with a TypeError (the
+    arguments do not fit) or the signature says nothing, the other kind is tried before the function is blamed.
+    """
+    kind = function_kind(fn)
+    first = kind or "attention"
+    small = _small_checks(fn, first, timeout)
+    if small.ok or not (kind is None or _called_wrongly(small)):
+        return first, small
+    other = "multi_head" if first == "attention" else "attention"
+    second = _small_checks(fn, other, timeout)
+    if second.ok or (_called_wrongly(small) and not _called_wrongly(second)):
+        return other, second
+    return first, small
 
 
 # --- a multi-head function inside the attention seam ---------------------------------------------
@@ -245,11 +303,11 @@ def run_in_real_model_checks(fn, model=None, timeout=DEFAULT_TIMEOUT):
         raise TypeError(
             f"model must be a MiniLM from attn_lib.models.pretrained.load_minilm() or None, got {describe(model)}"
         )
+    timeout = check_timeout(timeout)
     if not callable(fn):
         small = _small_checks(fn, "attention", timeout)  # says "expected a function"
         return ModelResult(False, small.key, small)
-    kind = function_kind(fn)
-    small = _small_checks(fn, kind, timeout)
+    kind, small = small_checks_of_either_kind(fn, timeout)
     if small.key in ("not_implemented", "timeout"):
         return ModelResult(False, small.key, small)
     if model is None:
@@ -259,7 +317,6 @@ def run_in_real_model_checks(fn, model=None, timeout=DEFAULT_TIMEOUT):
             return ModelResult(False, "no_model", small, ("real_model.no_model", {"error": error_text(exc)}))
     sizes = {"d_k": model.d_k, "sqrt_dk": fmt(np.sqrt(model.d_k)), "sqrt_d_model": fmt(np.sqrt(model.d_model))}
     key = "passed" if small.ok else small.key
-    reference = model.run(list(SENTENCES))
     layer = [0]
     inner = multi_head_as_attention(fn) if kind == "multi_head" else fn
 
@@ -279,6 +336,7 @@ def run_in_real_model_checks(fn, model=None, timeout=DEFAULT_TIMEOUT):
     elif outcome.error is not None:
         problem = ("real_model.raised", {"layer": layer[0], "error": error_text(outcome.error)})
     else:
+        reference = model.run(list(SENTENCES))  # after the learner's run: its maps are nowhere in memory before
         cosines, differences = compare_runs(reference, outcome.value)
         result = ModelResult(False, key, small, None, cosines, differences, sizes)
         if not result.model_agrees and small.ok:

@@ -20,19 +20,18 @@ import numbers
 import numpy as np
 
 from attn_lib.examples import TINY_CORPUS
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     RESULT,
-    Case,
     Finding,
     Word,
     describe,
     first_match,
     fmt,
+    fmt_pair,
     matches,
-    report,
-    run_cases,
 )
+from attn_lib.exercises.counting_reference import window_counts
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Reference, report, run_cases
 
 __all__ = [
     "check_next_token_probabilities",
@@ -56,13 +55,14 @@ def _probability_cases():
         ("case_dishes", {"烤鸭": 6, "小笼包": 6, "火锅": 4, "肉夹馍": 2, "热干面": 2}),
         ("case_one_token", {"小笼包": 4}),
     ]
-    cases = []
-    for kind, counts in specs:
-        total = sum(counts.values())
-        cases.append(
-            Case(kind, f"counts = {_dict_text(counts)}", (counts,), {}, {w: c / total for w, c in counts.items()})
-        )
-    return cases
+    return [
+        Case(kind, f"counts = {_dict_text(counts)}", (counts,), {}, Reference(_probabilities)) for kind, counts in specs
+    ]
+
+
+def _probabilities(counts):
+    total = sum(counts.values())
+    return {w: c / total for w, c in counts.items()}
 
 
 def _as_dict_of_numbers(value, expected):
@@ -116,7 +116,8 @@ def _judge_probabilities(case, value, notes):
     if found:
         return found
     i = int(np.argmax(~np.isclose(got, expected)))
-    fields = {"what": RESULT, "index": f"[{tokens[i]!r}]", "expected": fmt(expected[i]), "got": fmt(got[i])}
+    shown = fmt_pair(expected[i], got[i])
+    fields = {"what": RESULT, "index": f"[{tokens[i]!r}]", "expected": shown[0], "got": shown[1]}
     return Finding("wrong_values", fields)
 
 
@@ -139,32 +140,6 @@ def check_next_token_probabilities(fn, lang=None, timeout=DEFAULT_TIMEOUT):
 SMALL_CORPUS = (("a b a b c", 2), ("c a b", 3), ("b a b d", 1))
 
 
-def window_counts(
-    corpus, context, k, *, start=False, width=None, first_only=False, weighted=True, stream=False, last=False
-):
-    """What followed the last k tokens of `context` in `corpus`, or one classic mistake when asked.
-
-    start: the first k tokens instead of the last; width: a window of `width` tokens instead of k;
-    first_only: only the first occurrence in each sentence; weighted=False: every sentence counted
-    once; stream: the sentences joined into one long text (so windows run across sentence ends);
-    last: the window's own last token counted, wherever the window occurs, instead of the next one.
-    """
-    width = k if width is None else width
-    window = tuple(context[:width] if start else context[len(context) - width :])
-    sentences = [(sentence.split(), count if weighted else 1) for sentence, count in corpus]
-    if stream:
-        sentences = [([token for tokens, count in sentences for _ in range(count) for token in tokens], 1)]
-    counts = {}
-    for tokens, count in sentences:
-        for i in range(len(tokens) - len(window) + last):
-            if tuple(tokens[i : i + len(window)]) == window:
-                token = tokens[i + len(window) - last]
-                counts[token] = counts.get(token, 0) + count
-                if first_only:
-                    break
-    return counts
-
-
 def _window_cases():
     prompt = "今天 在 上海 和 朋友 吃了".split()  # a list, as in the notebook (a fresh one for every call)
     specs = [
@@ -178,7 +153,7 @@ def _window_cases():
     for kind, corpus, context, k in specs:
         where = "TINY_CORPUS" if corpus is TINY_CORPUS else "corpus = " + repr(corpus)
         shapes = f"{where}, context {' '.join(context)}, k = {k}"
-        cases.append(Case(kind, shapes, (corpus, context, k), {}, window_counts(corpus, context, k)))
+        cases.append(Case(kind, shapes, (corpus, context, k), {}, Reference(window_counts)))
     return cases
 
 
@@ -217,18 +192,20 @@ def _judge_window(case, value, notes):
     return Finding("wrong_values", fields)
 
 
-def run_window_counts_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("count_next_tokens",)):
+def run_window_counts_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("count_next_tokens", "window_counts")):
     """fn: (corpus, context, k) -> {token: count} after the last k tokens. Returns the `Result`.
 
-    attn_lib.models.ngram.count_next_tokens (and next_token_distribution, which calls it) is forbidden.
+    attn_lib.models.ngram.count_next_tokens (and next_token_distribution, which calls it) is forbidden, and so is
+    this checker's own reference, attn_lib.exercises.counting.window_counts.
     """
     return run_cases("window_counts", fn, _window_cases(), _judge_window, timeout, forbid=forbid)
 
 
-def check_window_counts(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("count_next_tokens",)):
+def check_window_counts(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("count_next_tokens", "window_counts")):
     """fn: (corpus, context, k) -> {token: count}. Prints one verdict line; True if every check passed.
 
     Counts, sentence by sentence and each as often as its count says, every token that follows the last
-    k tokens of `context`; {} when they never occur. attn_lib.models.ngram.count_next_tokens is forbidden.
+    k tokens of `context`; {} when they never occur. attn_lib.models.ngram.count_next_tokens and the checker's
+    reference window_counts are forbidden.
     """
     return report(run_window_counts_checks(fn, timeout, forbid), lang)

@@ -12,18 +12,8 @@ notebook writes it, print one line, and when the result is wrong, name the class
 
 import numpy as np
 
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
-    Case,
-    Finding,
-    as_numbers,
-    describe,
-    difference,
-    matches,
-    report,
-    run_cases,
-    wrong_shape,
-)
+from attn_lib.exercises.compare import as_numbers, difference, matches, wrong_shape
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, describe, report, run_cases
 from attn_lib.i18n import check_language
 
 __all__ = ["check_online_update", "online_update", "run_online_update_checks"]

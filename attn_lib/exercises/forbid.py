@@ -2,17 +2,38 @@
 
 An exercise that says "write the softmax yourself" is passed trivially by `attn_lib.softmax`, so its
 checker forbids it. Forbidding a function also forbids every attn_lib function that does its work
-(`scaled_dot_product_attention` computes a softmax too). The watcher is a per-thread profile hook
-(`sys.setprofile`) that compares the code object of every Python function entered with the
-forbidden ones, so `import attn_lib; attn_lib.softmax`, `from attn_lib.core import softmax`, an alias,
-a `functools.partial` or a helper function of the learner's that calls it are all seen.
+(`scaled_dot_product_attention` computes a softmax too). The watcher is a profile hook (`sys.setprofile`
+in the thread that runs the learner's function, `threading.setprofile` for every thread it starts, and
+on Python 3.12+ `threading.setprofile_all_threads` for threads already running) that compares the code
+object of every Python function entered with the forbidden ones, so `import attn_lib; attn_lib.softmax`,
+`from attn_lib.core import softmax`, an alias, a `functools.partial`, a helper function of the learner's
+or a thread pool that calls it are all seen. The checker's own private answers (`Reference` functions
+such as `attn_lib.exercises.modern._grouped`) are watched the same way, whatever `forbid` says.
+
+Switching the watch off fails the check: a call of `sys.setprofile` or `threading.setprofile` while it
+runs, or a profile hook that is no longer the watch when the learner's function returns (a profiler
+such as cProfile replaces it), gives "watch_tampered".
+
+What the checkers do not defend against. They check a learner's own work in the learner's own kernel,
+where a determined learner can always make a check pass; they are a help, not an exam. Not seen:
+forbidden work done outside Python functions of attn_lib (attn_lib's code copied into the notebook, or
+the answer computed by another library such as PyTorch); work in another process (multiprocessing, a
+subprocess); on Python before 3.12, threads that were already running before the call (a thread pool
+made in an earlier cell) and forbidden functions run after the learner's function has returned; a hook
+removed and reinstalled from C (ctypes). Not prevented: a learner's code that finds the checker's
+inputs through `sys._current_frames()` and edits them, or that replaces the checker's own functions
+(`attn_lib.exercises.compare.matches = ...`); the answer itself is computed only after the learner's
+call has returned (`attn_lib.exercises.diagnose.Reference`), so it is not in memory to be read while
+the function runs.
 """
 
 import os
 import sys
+import threading
 
-from attn_lib import core, efficient, grouped, multihead, sampling, sliding_window
-from attn_lib.models import generation, ngram, tiny_model
+from attn_lib import block, core, efficient, grouped, multihead, position, sampling, sliding_window
+from attn_lib.exercises import counting_reference
+from attn_lib.models import bert, generation, ngram, tiny_model
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
     "scaled_dot_product_attention",
@@ -28,7 +49,8 @@ _DOING_THE_WORK_OF = {
     "causal_mask": ("causal_mask",),
     "split_heads": ("split_heads", "multi_head_attention"),
     "merge_heads": ("merge_heads", "multi_head_attention"),
-    "multi_head_attention": ("multi_head_attention",),
+    # every function that computes Concat(head_1, ..., head_h) W_O from x and the four weights
+    "multi_head_attention": ("multi_head_attention", "grouped_query_attention", "multi_head_with", "attention_layer"),
     "count_parameters": ("count_parameters",),
     "count_next_tokens": ("count_next_tokens",),  # next_token_distribution calls it, so it is seen too
     "grouped_attention": ("grouped_attention", "grouped_query_attention", "repeat_kv", "KVCache"),
@@ -39,6 +61,10 @@ _DOING_THE_WORK_OF = {
     "top_p_filter": ("top_p_filter", "sampling_distribution", "sample"),
     "generate": ("generate", "write"),
     "attention_mask": ("attention_mask",),
+    "sinusoidal_encoding": ("sinusoidal_encoding",),
+    "rope": ("rope", "rope_matrix"),
+    "layer_norm": ("layer_norm",),
+    "window_counts": ("window_counts",),  # the counting exercise's own reference, public in attn_lib.exercises.counting
 }
 FORBIDDABLE = tuple(_DOING_THE_WORK_OF)
 
@@ -52,7 +78,11 @@ _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.models.ngram.": ("count_next_tokens",),
     "attn_lib.sampling.": ("apply_temperature", "top_k_filter", "top_p_filter", "sampling_distribution", "sample"),
     "attn_lib.models.generation.": ("generate", "write"),
-    "attn_lib.models.tiny_model.": ("attention_mask",),
+    "attn_lib.models.tiny_model.": ("attention_mask", "attention_layer"),
+    "attn_lib.models.bert.": ("multi_head_with",),
+    "attn_lib.position.": ("sinusoidal_encoding", "rope", "rope_matrix"),
+    "attn_lib.block.": ("layer_norm",),
+    "attn_lib.exercises.counting.": ("window_counts",),
 }
 
 
@@ -70,7 +100,7 @@ def _public_codes():
         "causal_mask": (core.causal_mask,),
         "split_heads": (multihead.split_heads,),
         "merge_heads": (multihead.merge_heads,),
-        "multi_head_attention": (multihead.multi_head_attention,),
+        "multi_head_attention": (multihead.multi_head_attention, multihead._attend_heads),
         "count_parameters": (multihead.count_parameters,),
         "tiled_attention": (efficient.tiled_attention,),
         "blocked_attention_with_weights": (efficient.blocked_attention_with_weights,),
@@ -89,6 +119,13 @@ def _public_codes():
         "generate": (generation.generate,),
         "write": (generation.write,),
         "attention_mask": (tiny_model.attention_mask,),
+        "multi_head_with": (bert.multi_head_with,),
+        "attention_layer": (tiny_model.attention_layer,),
+        "sinusoidal_encoding": (position.sinusoidal_encoding,),
+        "rope": (position.rope,),
+        "rope_matrix": (position.rope_matrix,),
+        "layer_norm": (block.layer_norm, block._layer_norm),
+        "window_counts": (counting_reference.window_counts,),
     }
     return {name: {f.__code__: public_name(name) for f in fs} for name, fs in functions.items()}
 
@@ -105,33 +142,75 @@ def check_forbid(forbid):
     return names
 
 
+_SET_PROFILE = sys.setprofile  # a builtin: its call shows as a "c_call" event with this very object
+_THREAD_HOOKS = {  # Python functions: their calls show as "call" events with these code objects
+    f.__code__ for f in (getattr(threading, name, None) for name in ("setprofile", "setprofile_all_threads")) if f
+}
+
+
 class Watch:
     """A profile hook: the first forbidden attn_lib function the learner's code runs, as a message's fields.
 
     `found` is None, or {"name": the attn_lib function the learner called, "what": the forbidden one
-    it does the work of}; both are "attn_lib.softmax" when the learner called it directly.
+    it does the work of}; both are "attn_lib.softmax" when the learner called it directly. `tampered`
+    is True if the learner's code switched the hook off or replaced it. `references`: the checker's own
+    private answer functions, watched whatever `forbid` says.
     """
 
-    def __init__(self, forbid):
+    def __init__(self, forbid, references=()):
         public = _public_codes()
         self.codes = {}  # code object -> (its public name, the forbidden name it does the work of)
         for what in check_forbid(forbid):
             for doer in _DOING_THE_WORK_OF[what]:
                 for code, name in public[doer].items():
                     self.codes.setdefault(code, (name, public_name(what)))
+        for fn in references:
+            name = f"{fn.__module__}.{fn.__qualname__}"
+            self.codes.setdefault(fn.__code__, (name, name))
         self.found = None
+        self.tampered = False
+        self.active = False
         self.top = None  # the checker's frame that calls the learner's function
 
     def __bool__(self):
         return bool(self.codes)
 
     def start(self, top):
-        """Watch the calling thread, below the frame `top`."""
+        """Watch the calling thread below the frame `top`, and every thread started while the watch is on."""
         self.top = top
-        sys.setprofile(self)
+        threading.setprofile(self)  # threads started from now on
+        if hasattr(threading, "setprofile_all_threads"):  # Python 3.12+: the threads already running too
+            threading.setprofile_all_threads(self)
+        else:
+            sys.setprofile(self)
+        self.active = True  # from here on, a call that touches the hook is the learner's
+
+    def finish(self):
+        """In the learner's thread, once its function has returned: the hook must still be this watch."""
+        if self.active and sys.getprofile() is not self:
+            self.tampered = True
+        self.active = False
+
+    def stop(self):
+        """Take the hook away from every thread (the checker's thread, once the call has returned or timed out)."""
+        self.active = False
+        threading.setprofile(None)
+        if hasattr(threading, "setprofile_all_threads"):
+            threading.setprofile_all_threads(None)
 
     def __call__(self, frame, event, arg):
-        if event != "call" or self.found is not None or frame.f_code not in self.codes:
+        if not self.active:
+            return
+        if event == "c_call":
+            if arg is _SET_PROFILE:  # sys.setprofile(...) while the watch is on
+                self.tampered = True
+            return
+        if event != "call":
+            return
+        if frame.f_code in _THREAD_HOOKS:  # threading.setprofile(...) while the watch is on
+            self.tampered = True
+            return
+        if self.found is not None or frame.f_code not in self.codes:
             return
         name, what = self.codes[frame.f_code]
         caller = frame.f_back  # report the attn_lib function the learner's own code called

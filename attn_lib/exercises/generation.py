@@ -22,20 +22,8 @@ result is wrong, compare it with the classic wrong versions and name the one it 
 import numpy as np
 
 from attn_lib.core import softmax
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
-    RESULT,
-    Case,
-    Finding,
-    as_numbers,
-    difference,
-    first_match,
-    fmt,
-    matches,
-    report,
-    run_cases,
-    wrong_shape,
-)
+from attn_lib.exercises.compare import RESULT, as_numbers, difference, first_match, fmt, matches, wrong_shape
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, report, run_cases
 from attn_lib.exercises.mistakes import softmax_mistake
 from attn_lib.i18n import check_language
 from attn_lib.models.generation import cached_step, generate

@@ -9,7 +9,17 @@ The checkers of `attn_lib.exercises` call them after a case fails, to name the m
 import numpy as np
 
 from attn_lib.core import softmax
-from attn_lib.exercises.diagnose import WEIGHTS, Finding, Word, difference, first_match, fmt, matches, same
+from attn_lib.exercises.compare import (
+    WEIGHTS,
+    Finding,
+    Word,
+    difference,
+    first_match,
+    fmt,
+    fmt_apart,
+    matches,
+    same,
+)
 from attn_lib.multihead import merge_heads, split_heads
 
 # private references, as in diagnose: a learner's `np.errstate = ...` does not reach them
@@ -48,10 +58,22 @@ def softmax_mistake(x, got):
     candidates += [
         ("softmax_sum_all", {}, lambda: shifted / shifted.sum()),
         ("softmax_sum_all", {}, lambda: e / e.sum()),
-        ("softmax_not_normalised", {"total": fmt(shifted.sum(axis=-1).flat[0])}, lambda: shifted),
-        ("softmax_not_normalised", {"total": fmt(e.sum(axis=-1).flat[0])}, lambda: e),
+        ("softmax_not_normalised", {"total": fmt_apart(shifted.sum(axis=-1).flat[0], 1)}, lambda: shifted),
+        ("softmax_not_normalised", {"total": fmt_apart(e.sum(axis=-1).flat[0], 1)}, lambda: e),
     ]
     return first_match(got, candidates)
+
+
+def global_max_softmax(x):
+    """The mistake: the maximum of the whole array subtracted, so a row far below it underflows to 0/0 = NaN."""
+    e = np.exp(x - np.max(x))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def overflow_mistake(got, scores):
+    """NaN or inf with large scores: the global maximum subtracted (rows underflow), else no maximum (exp overflows)."""
+    found = first_match(got, [("attn_softmax_global_max", {}, lambda: global_max_softmax(scores))])
+    return found or Finding("attn_softmax_overflow")
 
 
 def mask_pattern_mistake(got, n):
@@ -97,7 +119,7 @@ def mask_use_mistake(got, scores, mask, visible):
     short = ~np.isclose(after.sum(axis=-1), 1) & visible[..., 0]  # rows that lost weight to the mask
     if short.any() and matches(got, after, visible):
         row = np.argwhere(short)[0]
-        return Finding("attn_mask_after_softmax", {"row": int(row[-1]), "total": fmt(after[tuple(row)].sum())})
+        return Finding("attn_mask_after_softmax", {"row": int(row[-1]), "total": fmt_apart(after[tuple(row)].sum(), 1)})
     return None
 
 
@@ -144,7 +166,7 @@ def attention_weights_mistake(case, got):
         visible = np.broadcast_to(np.any(mask, axis=-1, keepdims=True), expected.shape)  # rows that see a key
     bad = ~np.isfinite(got) & np.isfinite(expected)
     if case.kind == "case_large_scores" and bad.any():
-        return Finding("attn_softmax_overflow")
+        return overflow_mistake(got, masked(scores, mask))
     if case.kind == "case_masked_row" and matches(got, expected, visible):
         row = int(np.argwhere(~visible[..., 0])[0][-1])
         if np.isnan(got[..., row, :]).all():
@@ -159,6 +181,8 @@ def attention_weights_mistake(case, got):
         lambda c: softmax(masked(c * raw, mask)), d_k, {"n_q": q.shape[-2], "n_k": k.shape[-2], "d_v": v.shape[-1]}
     )
     candidates.append(("attn_softmax_axis", {}, lambda: softmax(masked(scores, mask), axis=-2)))
+    after = {"sqrt_dk": fmt(np.sqrt(d_k)), "total": fmt(1 / np.sqrt(d_k))}  # the scale applied to the weights
+    candidates.append(("attn_scale_after_softmax", after, lambda: softmax(masked(raw, mask)) / np.sqrt(d_k)))
     found = first_match(got, candidates, visible)
     if found:
         return found
@@ -166,7 +190,7 @@ def attention_weights_mistake(case, got):
     off = np.isfinite(sums) & ~np.isclose(sums, 1) & visible[..., 0]
     if off.any():
         row = np.argwhere(off)[0]
-        return Finding("attn_weights_not_normalised", {"row": int(row[-1]), "total": fmt(sums[tuple(row)])})
+        return Finding("attn_weights_not_normalised", {"row": int(row[-1]), "total": fmt_apart(sums[tuple(row)], 1)})
     return difference(got, expected, WEIGHTS)
 
 

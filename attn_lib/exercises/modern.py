@@ -19,24 +19,21 @@ import numbers
 import numpy as np
 
 from attn_lib.core import causal_mask, scaled_dot_product_attention
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     OUTPUT,
     RESULT,
-    Case,
     Finding,
     Word,
     as_mask_pattern,
     describe,
     difference,
-    error_text,
     first_match,
+    fmt_apart,
     matches,
     output_and_weights,
-    report,
-    run_cases,
     same,
 )
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Reference, check_batched, error_text, report, run_cases
 from attn_lib.exercises.mistakes import attention_weights_mistake
 from attn_lib.grouped import kv_cache_bytes
 from attn_lib.i18n import check_language
@@ -56,6 +53,7 @@ __all__ = [
 
 
 def _gqa_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(11)
     # (kind, leading axes, query heads, K/V heads, n, d_k, d_v, mask): tiling and repeating differ when 1 < h_kv < h
     specs = [
@@ -73,10 +71,13 @@ def _gqa_cases(batched):
         v = rng.standard_normal((*lead, h_kv, n, d_v))
         kwargs = {} if mask is None else {"mask": mask}
         shapes = f"q {q.shape}, k {k.shape}, v {v.shape}" + ("" if mask is None else f", mask {mask.shape}")
-        g = h // h_kv
-        expected = scaled_dot_product_attention(q, np.repeat(k, g, axis=-3), np.repeat(v, g, axis=-3), mask=mask)
-        cases.append(Case(kind, shapes, (q, k, v), kwargs, expected))
+        cases.append(Case(kind, shapes, (q, k, v), kwargs, Reference(_grouped)))
     return cases
+
+
+def _grouped(q, k, v, mask=None):
+    g = q.shape[-3] // k.shape[-3]  # query heads per K/V head
+    return scaled_dot_product_attention(q, np.repeat(k, g, axis=-3), np.repeat(v, g, axis=-3), mask=mask)
 
 
 def _judge_gqa(case, value, notes):
@@ -143,7 +144,7 @@ def check_grouped_query_attention(fn, lang=None, batched=True, timeout=DEFAULT_T
 
 def _window_cases():
     sizes = [("case_window", 7, 3), ("case_window", 6, 2), ("case_window_one", 5, 1), ("case_window_wide", 4, 6)]
-    return [Case(kind, f"n = {n}, window = {w}", (n, w), {}, sliding_window_mask(n, w)) for kind, n, w in sizes]
+    return [Case(kind, f"n = {n}, window = {w}", (n, w), {}, Reference(sliding_window_mask)) for kind, n, w in sizes]
 
 
 def _judge_window(case, value, notes):
@@ -199,8 +200,7 @@ def _cache_cases():
     cases = []
     for kind, layers, kv, d, tokens, nbytes in sizes:
         shapes = f"n_layers = {layers}, n_kv_heads = {kv}, d_head = {d}, n_tokens = {tokens}, bytes = {nbytes}"
-        expected = kv_cache_bytes(layers, kv, d, tokens, nbytes)
-        cases.append(Case(kind, shapes, (layers, kv, d, tokens, nbytes), {}, expected))
+        cases.append(Case(kind, shapes, (layers, kv, d, tokens, nbytes), {}, Reference(kv_cache_bytes)))
     return cases
 
 
@@ -211,7 +211,7 @@ def _judge_cache(case, value, notes):
     if got == expected:
         return None
     layers, kv, d, tokens, nbytes = case.args
-    fields = {"got": f"{got:,.0f}" if got.is_integer() else f"{got:.4g}", "expected": f"{expected:,}"}
+    fields = {"got": f"{got:,.0f}" if got.is_integer() else fmt_apart(got, expected), "expected": f"{expected:,}"}
     known = [
         ("cache_no_factor_2", expected / 2),
         ("cache_numbers", expected / nbytes),

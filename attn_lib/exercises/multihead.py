@@ -9,32 +9,39 @@ by the biases, by the heads or by W_O. `attn_lib.exercises` re-exports every che
 import numpy as np
 
 from attn_lib.core import causal_mask
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     OUTPUT,
     RESULT,
     WEIGHTS,
-    Case,
     Finding,
     Word,
     as_numbers,
     axes_order,
-    batch_error,
     describe,
     difference,
-    error_text,
     first_match,
     fmt,
+    fmt_apart,
     matches,
     output_and_weights,
+    wrong_shape,
+)
+from attn_lib.exercises.diagnose import (
+    DEFAULT_TIMEOUT,
+    Case,
+    Reference,
+    batch_error,
+    check_batched,
+    error_text,
     report,
     run_cases,
-    wrong_shape,
 )
 from attn_lib.exercises.mistakes import (
     hidden_weight,
     mask_use_mistake,
+    masked,
     mha_variant,
+    overflow_mistake,
     split_interleaved,
     split_reshape_only,
     swap_last,
@@ -61,6 +68,7 @@ __all__ = [
 
 
 def _split_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(3)
     specs = [("case_random", (5, 12), 3), ("case_single", (1, 6), 2), ("case_one_head", (4, 6), 1)]
     specs.append(("case_dk_one", (3, 4), 4))
@@ -69,7 +77,7 @@ def _split_cases(batched):
     cases = []
     for kind, shape, h in specs:
         x = rng.standard_normal(shape)
-        cases.append(Case(kind, f"x {shape}, n_heads = {h}", (x, h), {}, split_heads(x, h)))
+        cases.append(Case(kind, f"x {shape}, n_heads = {h}", (x, h), {}, Reference(split_heads)))
     return cases
 
 
@@ -129,6 +137,7 @@ def _negative_scores_input(rng, w, shape, h):
 
 
 def _multi_head_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(4)
     specs = [
         ("case_random", (5, 12), 3, None),
@@ -151,7 +160,7 @@ def _multi_head_cases(batched):
         args = (x, w["w_q"], w["w_k"], w["w_v"], w["w_o"], h)
         kwargs = {} if mask is None else {"mask": mask}
         shapes = f"x {shape}, n_heads = {h}" + ("" if mask is None else f", mask {mask.shape}")
-        cases.append(Case(kind, shapes, args, kwargs, multi_head_attention(*args, mask=mask)))
+        cases.append(Case(kind, shapes, args, kwargs, Reference(multi_head_attention)))
     return cases
 
 
@@ -173,8 +182,9 @@ def _judge_multi_head(case, value, notes):
 
     if not matches(weights, expected_weights):
         if case.kind == "case_large_scores" and not np.isfinite(weights).all():
-            return Finding("attn_softmax_overflow")
+            return overflow_mistake(weights, masked(scores(), mask))
         scale = {"d_k": d_k, "sqrt_dk": fmt(np.sqrt(d_k))}
+        after = {"sqrt_dk": fmt(np.sqrt(d_k)), "total": fmt(1 / np.sqrt(d_k))}
         candidates = [
             ("scale_d_model", {**scale, "sqrt_d_model": fmt(np.sqrt(d_model))}, variant(1, scale=1 / np.sqrt(d_model))),
             ("scale_missing", scale, variant(1, scale=1.0)),
@@ -182,6 +192,7 @@ def _judge_multi_head(case, value, notes):
             ("mha_split", {}, variant(1, split=split_reshape_only)),
             ("mha_split", {}, variant(1, split=split_interleaved)),
             ("mha_transposed", {}, variant(1, transpose=True)),
+            ("attn_scale_after_softmax", after, lambda: variant(1, scale=1.0)() / np.sqrt(d_k)),
         ]
         found = first_match(weights, candidates)
         if found is None and mask is not None:
@@ -207,8 +218,10 @@ def run_multi_head_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("mu
 def check_multi_head(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("multi_head_attention",)):
     """fn: x [..., n, d_model], 4 weights, n_heads, mask=None -> (output [..., n, d_model], weights [..., h, n, n]).
 
-    Prints one verdict line; True if every check passed. attn_lib.multi_head_attention is forbidden
-    (split_heads, merge_heads and scaled_dot_product_attention are allowed).
+    Prints one verdict line; True if every check passed. attn_lib.multi_head_attention is forbidden, and so
+    is every attn_lib function that does its work (attn_lib.grouped.grouped_query_attention with n_kv_heads =
+    n_heads, attn_lib.models.bert.multi_head_with, the tiny model's attention_layer); split_heads,
+    merge_heads and scaled_dot_product_attention are allowed.
     """
     lang = None if lang is None else check_language(lang)
     return report(run_multi_head_checks(fn, batched, timeout, forbid), lang)
@@ -225,7 +238,9 @@ def _count_cases():
         ("case_other_sizes", 10, 1),
         ("case_other_sizes", 64, 64),
     ]
-    return [Case(kind, f"d_model = {d}, n_heads = {h}", (d, h), {}, count_parameters(d, h)) for kind, d, h in sizes]
+    return [
+        Case(kind, f"d_model = {d}, n_heads = {h}", (d, h), {}, Reference(count_parameters)) for kind, d, h in sizes
+    ]
 
 
 def _judge_count(case, value, notes):
@@ -238,7 +253,7 @@ def _judge_count(case, value, notes):
     if got == expected:
         return None if isinstance(got, int) else Finding("count_float", {"got": str(value)})
     d_k = d // h
-    fields = {"got": _count_text(got), "expected": f"{expected:,}", "d_k": d_k, "h": h}
+    fields = {"got": _count_text(got, expected), "expected": f"{expected:,}", "d_k": d_k, "h": h}
     if got in [4 * d * d + b * d for b in (1, 2, 3, 4)]:
         return Finding("count_bias", {**fields, "bias": fmt((got - 4 * d * d) / d)})
     known = {3 * d * d: "count_no_w_o", h * 3 * d * d + d * d: "count_d_model_per_head"}
@@ -246,14 +261,14 @@ def _judge_count(case, value, notes):
     return Finding(known.get(got, "count_wrong"), {**fields, "d_model": d})
 
 
-def _count_text(got):
+def _count_text(got, expected):
     """A count for a message: 2,359,296; a float with 4 digits; a huge int as 1.000×10^400."""
     if isinstance(got, int):
         digits = str(abs(got))
         if len(digits) <= 18:
             return f"{got:,}"
         return f"{'-' if got < 0 else ''}{digits[0]}.{digits[1:4]}×10^{len(digits) - 1}"
-    return f"{got:,.0f}" if got.is_integer() else fmt(got)
+    return f"{got:,.0f}" if got.is_integer() else fmt_apart(got, expected)
 
 
 def run_parameter_count_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("count_parameters",)):

@@ -18,22 +18,19 @@ import numpy as np
 
 from attn_lib.block import layer_norm
 from attn_lib.core import causal_mask, scaled_dot_product_attention
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
+from attn_lib.exercises.compare import (
     OUTPUT,
-    Case,
     Finding,
     as_numbers,
     difference,
-    error_text,
     first_match,
     fmt,
+    fmt_apart,
     matches,
     output_and_weights,
-    report,
-    run_cases,
     wrong_shape,
 )
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Reference, check_batched, error_text, report, run_cases
 from attn_lib.exercises.mistakes import attention_weights_mistake
 from attn_lib.i18n import check_language
 from attn_lib.position import BASE, rope, sinusoidal_encoding
@@ -55,7 +52,7 @@ LN_EPS = 1e-5  # the eps the layer-norm exercise asks for (PyTorch's default)
 
 def _sinusoid_cases():
     sizes = [("case_pe_few", 6, 8), ("case_pe_long", 50, 16), ("case_pe_single", 1, 4), ("case_pe_d2", 5, 2)]
-    return [Case(kind, f"n = {n}, d_model = {d}", (n, d), {}, sinusoidal_encoding(n, d)) for kind, n, d in sizes]
+    return [Case(kind, f"n = {n}, d_model = {d}", (n, d), {}, Reference(sinusoidal_encoding)) for kind, n, d in sizes]
 
 
 def _table(angles, layout="interleaved", first=np.sin, second=np.cos):
@@ -98,7 +95,7 @@ def sinusoid_mistake(n, d, got):
     if found:
         return found
     base = _fitted_base(got, n, d)
-    return Finding("pe_base", {"base": fmt(round(base, 6))}) if base else None
+    return Finding("pe_base", {"base": fmt_apart(round(base, 6), BASE)}) if base else None
 
 
 def _judge_sinusoid(case, value, notes):
@@ -116,21 +113,25 @@ def _judge_sinusoid(case, value, notes):
     return sinusoid_mistake(n, d, got) or difference(got, expected)
 
 
-def run_sinusoidal_encoding_checks(fn, timeout=DEFAULT_TIMEOUT):
+def run_sinusoidal_encoding_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("sinusoidal_encoding",)):
     """fn: (n, d_model) -> [n, d_model], the sinusoidal table. Returns the `Result`; prints nothing."""
-    return run_cases("sinusoidal_encoding", fn, _sinusoid_cases(), _judge_sinusoid, timeout)
+    return run_cases("sinusoidal_encoding", fn, _sinusoid_cases(), _judge_sinusoid, timeout, forbid=forbid)
 
 
-def check_sinusoidal_encoding(fn, lang=None, timeout=DEFAULT_TIMEOUT):
-    """fn: (n, d_model) -> [n, d_model] with sin in the even, cos in the odd columns. Prints one verdict line."""
+def check_sinusoidal_encoding(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("sinusoidal_encoding",)):
+    """fn: (n, d_model) -> [n, d_model] with sin in the even, cos in the odd columns. Prints one verdict line.
+
+    attn_lib.position.sinusoidal_encoding is forbidden: write the table yourself (forbid=() allows it).
+    """
     lang = None if lang is None else check_language(lang)
-    return report(run_sinusoidal_encoding_checks(fn, timeout), lang)
+    return report(run_sinusoidal_encoding_checks(fn, timeout, forbid), lang)
 
 
 # --- attention with RoPE --------------------------------------------------------------------------
 
 
 def _rope_cases(batched):
+    batched = check_batched(batched)  # the public boundary: run_*_checks(fn, batched=...)
     rng = np.random.default_rng(7)
     specs = [
         ("case_random", (6, 8), 4, None),  # d_v even (as in real models), so a rotated v is possible
@@ -146,9 +147,12 @@ def _rope_cases(batched):
         v = rng.standard_normal((*shape[:-1], d_v))
         kwargs = {} if mask is None else {"mask": mask}
         shapes = f"q {q.shape}, k {k.shape}, v {v.shape}" + ("" if mask is None else f", mask {mask.shape}")
-        expected = scaled_dot_product_attention(rope(q), rope(k), v, mask=mask)
-        cases.append(Case(kind, shapes, (q, k, v), kwargs, expected))
+        cases.append(Case(kind, shapes, (q, k, v), kwargs, Reference(_attention_with_rope)))
     return cases
+
+
+def _attention_with_rope(q, k, v, mask=None):
+    return scaled_dot_product_attention(rope(q), rope(k), v, mask=mask)  # q and k turned, v as it is
 
 
 def rotate_half_pairs(x, base=BASE):
@@ -210,19 +214,20 @@ def _rope_error(case, exc, passed):
     return None
 
 
-def run_rope_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT):
+def run_rope_checks(fn, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("rope",)):
     """fn: (q, k, v, mask=None) -> (output, weights), attention with RoPE on q and k. Returns the `Result`."""
-    return run_cases("rope", fn, _rope_cases(batched), _judge_rope, timeout, _rope_error)
+    return run_cases("rope", fn, _rope_cases(batched), _judge_rope, timeout, _rope_error, forbid)
 
 
-def check_rope(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT):
+def check_rope(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbid=("rope",)):
     """fn: (q [..., n, d_k], k [..., n, d_k], v [..., n, d_v], mask=None) -> (output, weights). One verdict line.
 
     q and k of token m are turned by RoPE (positions 0 .. n-1, pairs (2i, 2i+1), base 10000), v is
-    not; then scaled dot-product attention. Returns True if every check passed.
+    not; then scaled dot-product attention. Returns True if every check passed. attn_lib.position.rope
+    (and rope_matrix) is forbidden: turn the pairs yourself; scaled_dot_product_attention is allowed.
     """
     lang = None if lang is None else check_language(lang)
-    return report(run_rope_checks(fn, batched, timeout), lang)
+    return report(run_rope_checks(fn, batched, timeout, forbid), lang)
 
 
 # --- layer norm -----------------------------------------------------------------------------------
@@ -243,8 +248,12 @@ def _layer_norm_cases():
         d = x.shape[-1]
         gamma, beta = 1 + 0.5 * rng.standard_normal(d), rng.standard_normal(d)
         shapes = f"x {x.shape}, gamma ({d},), beta ({d},)"
-        cases.append(Case(kind, shapes, (x, gamma, beta), {}, layer_norm(x, gamma, beta, eps=LN_EPS)))
+        cases.append(Case(kind, shapes, (x, gamma, beta), {}, Reference(_layer_norm_reference)))
     return cases
+
+
+def _layer_norm_reference(x, gamma, beta):
+    return layer_norm(x, gamma, beta, eps=LN_EPS)
 
 
 def _normalised(x, axis=-1, ddof=0, center=True, sqrt=True):
@@ -292,15 +301,16 @@ def _layer_norm_error(case, exc, passed):
     return None
 
 
-def run_layer_norm_checks(fn, timeout=DEFAULT_TIMEOUT):
+def run_layer_norm_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("layer_norm",)):
     """fn: (x [..., d], gamma [d], beta [d]) -> [..., d], with eps = 1e-5 as default. Returns the `Result`."""
-    return run_cases("layer_norm", fn, _layer_norm_cases(), _judge_layer_norm, timeout, _layer_norm_error)
+    return run_cases("layer_norm", fn, _layer_norm_cases(), _judge_layer_norm, timeout, _layer_norm_error, forbid)
 
 
-def check_layer_norm(fn, lang=None, timeout=DEFAULT_TIMEOUT):
+def check_layer_norm(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("layer_norm",)):
     """fn: (x [..., d], gamma [d], beta [d]) -> [..., d], each token normalised over its d features, eps = 1e-5.
 
-    Prints one verdict line; True if every check passed.
+    Prints one verdict line; True if every check passed. attn_lib.block.layer_norm is forbidden: write it
+    yourself (forbid=() allows it).
     """
     lang = None if lang is None else check_language(lang)
-    return report(run_layer_norm_checks(fn, timeout), lang)
+    return report(run_layer_norm_checks(fn, timeout, forbid), lang)

@@ -13,16 +13,8 @@ forbidden here), print one line, and when the mask is wrong, name the classic mi
 import numpy as np
 
 from attn_lib.core import causal_mask
-from attn_lib.exercises.diagnose import (
-    DEFAULT_TIMEOUT,
-    RESULT,
-    Case,
-    Finding,
-    as_mask_pattern,
-    report,
-    run_cases,
-    same,
-)
+from attn_lib.exercises.compare import RESULT, as_mask_pattern, same
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, report, run_cases
 from attn_lib.i18n import check_language
 from attn_lib.models.tiny_model import attention_mask
 

@@ -29,6 +29,12 @@ STRINGS = {
         "放进模型后：句向量与模型自己算出的余弦相似度降到 {cosine}（{count} 个句子中最低的），第 {layer}"
         " 层的注意力权重最多相差 {diff}。",
     ),
+    "real_model.effect_weights": (
+        "Inside the model the sentence embeddings stay close to the model's own (lowest cosine {cosine} of {count}),"
+        " but layer {layer}'s attention weights are off by up to {diff}, more than the {allowed} allowed.",
+        "放进模型后，句向量仍与模型自己算出的很接近（{count} 个句子中最低余弦相似度 {cosine}），但第 {layer}"
+        " 层的注意力权重最多相差 {diff}，超过了允许的 {allowed}。",
+    ),
     "real_model.effect_hidden": (
         "Inside the model this does not show on these sentences (lowest cosine {cosine} of {count}; layer {layer} off"
         " by at most {diff}), but the small inputs catch it.",

@@ -19,6 +19,12 @@ STRINGS = {
         " 注意：你的函数返回的是 {type} 而不是 numpy 数组，检查程序已用 np.asarray 转换。",
     ),
     "exercises.list_sep": (", ", "、"),
+    "exercises.precision_note": (
+        " Note: your function computes in {dtype}, which keeps about {digits} significant digits, so its results were"
+        " compared to within {tolerance} (a float32 or float64 result: to within 1e-4).",
+        " 注意：你的函数用 {dtype} 计算，它只保留大约 {digits} 位有效数字，所以检查程序按 {tolerance}"
+        " 以内的误差比较它的结果（float32 或 float64 的结果按 1e-4 以内比较）。",
+    ),
     "exercises.case_random": ("random input", "随机输入"),
     "exercises.case_nq_nk": ("n_q ≠ n_k", "n_q ≠ n_k"),
     "exercises.case_single": ("a single token", "只有一个词元"),
@@ -30,6 +36,11 @@ STRINGS = {
     "exercises.case_masked_negative": ("a mask over strongly negative scores", "分数全是很大的负数时的掩码"),
     "exercises.case_batch_mask": ("a batch with a mask", "带掩码的批量输入"),
     "exercises.case_batch_2": ("two batch axes", "两个批量维度"),
+    "exercises.case_batch_heads": ("two leading axes [B, h, n, d_k]", "前面两个轴 [B, h, n, d_k]"),
+    "exercises.case_batch_heads_mask": (
+        "two leading axes [B, h, n, d_k] and an [n, n] mask",
+        "前面两个轴 [B, h, n, d_k] 加一个 [n, n] 掩码",
+    ),
     "exercises.word_output": ("The output", "输出"),
     "exercises.word_weights": ("The weights", "权重"),
     "exercises.word_result": ("The result", "结果"),
@@ -37,6 +48,16 @@ STRINGS = {
     "exercises.expect_array": ("a numpy array of numbers", "由数字组成的 numpy 数组"),
     "exercises.expect_bool_array": ("a boolean numpy array", "布尔类型的 numpy 数组"),
     "exercises.expect_int": ("an integer", "整数"),
+    "exercises.precision_loss": (
+        "Your result agrees with the formula to about {digits} significant digits only (within {tolerance}, not within"
+        " 1e-4): float16 arithmetic somewhere in your function does this (an .astype(np.float16), a float16 array),"
+        " and so does a small change to the formula, such as an eps added to a sum. If you compute in {dtype} on"
+        " purpose, return {dtype} arrays: the checker then compares within {dtype}'s precision.",
+        "你的结果只在大约 {digits} 位有效数字上与公式一致（误差在 {tolerance} 以内，而不在 1e-4 以内）："
+        "函数里某处用 float16 计算（.astype(np.float16)、某个 float16 数组）会这样，对公式的微小改动也会这样，"
+        "比如在求和结果上再加一个很小的数。如果你是有意用 {dtype} 计算，请返回 {dtype} 数组：检查程序会按 {dtype}"
+        " 的精度来比较。",
+    ),
     "exercises.not_callable": (
         "Expected a function, got {got}. Pass the function itself, e.g. check(my_function), not check(my_function()).",
         "这里需要一个函数，收到的却是 {got}。请传入函数本身，例如 check(my_function)，而不是 check(my_function())。",
@@ -80,6 +101,14 @@ STRINGS = {
     "exercises.forbidden_call_inside": (
         "Your function calls {name}, which computes {what}: the part this exercise asks you to write yourself.",
         "你的函数调用了 {name}，它会替你算出 {what}——这正是这个练习要你自己写的部分。",
+    ),
+    "exercises.watch_tampered": (
+        "Your function changes Python's profile hook (sys.setprofile, threading.setprofile, or a profiler such as"
+        " cProfile), through which this checker sees which attn_lib functions run, so the check cannot pass. Take"
+        " that out of the function (profile it outside the checker).",
+        "你的函数动了 sys.setprofile 或 threading.setprofile 设置的钩子（用 `cProfile` 之类的性能分析器也会这样），"
+        "检查程序正是靠这个钩子看到有哪些 attn_lib 函数在运行，所以这项检查无法通过。请把这部分从函数里去掉"
+        "，要分析性能，请在检查程序之外进行。",
     ),
     "exercises.checker_error": (
         "The checker could not interpret your result ({error}); this is a bug in attn_lib.exercises, please report it.",
@@ -166,6 +195,28 @@ STRINGS = {
         " attn_lib.softmax).",
         "分数很大时出现 NaN 或 inf：你的 softmax 溢出了。在 np.exp 之前先减去每行的最大值（或直接用"
         " attn_lib.softmax）。",
+    ),
+    "exercises.attn_softmax_global_max": (
+        "NaN with large scores: you subtracted the maximum of all the scores, not each row's own, so in a row whose"
+        " scores lie far below it every exp underflows to 0, and 0/0 = NaN. Subtract each row's maximum:"
+        " scores.max(axis=-1, keepdims=True).",
+        "分数很大时出现 NaN：你减去的是所有分数的最大值，而不是每一行自己的最大值；某一行的分数若远低于它，"
+        "这一行的 exp 会全部下溢为 0，0/0 = NaN。请减去每一行自己的最大值：scores.max(axis=-1, keepdims=True)。",
+    ),
+    "exercises.attn_scale_after_softmax": (
+        "Your weights are softmax(Q Kᵀ) divided by √d_k = {sqrt_dk}: the scaling came after the softmax, so every row"
+        " sums to 1/√d_k = {total} instead of 1. Divide the scores by √d_k before the softmax: softmax(Q Kᵀ / √d_k).",
+        "你的权重等于 softmax(Q Kᵀ) 再除以 √d_k = {sqrt_dk}：缩放放在了 softmax 之后，所以每一行之和是 1/√d_k ="
+        " {total}，而不是 1。应在 softmax 之前把分数除以 √d_k：softmax(Q Kᵀ / √d_k)。",
+    ),
+    "exercises.batch_heads": (
+        "Correct for one sentence and for a batch [B, n, d_k], but it fails with two leading axes, [B, h, n, d_k]"
+        " ({error}): the shape every head's q, k and v have in multi-head attention (notebooks 06 and 09). Write it"
+        " for any number of leading axes: np.swapaxes(k, -1, -2) rather than k.transpose(0, 2, 1), and q.shape[-1]"
+        " rather than q.shape[2].",
+        "单个序列和批量输入 [B, n, d_k] 都正确，但输入前面有两个轴、形状为 [B, h, n, d_k] 时出错（{error}）："
+        "多头注意力里每个头的 q、k、v 都是这个形状，第 6 课和第 9 课都会这样调用它。请让函数适用于前面有任意多个轴的"
+        "输入：用 np.swapaxes(k, -1, -2) 而不是 k.transpose(0, 2, 1)，用 q.shape[-1] 而不是 q.shape[2]。",
     ),
     "exercises.attn_mask_after_softmax": (
         "The mask was applied after the softmax: the masked weights are 0, but row {row} now sums to {total}, not 1."
