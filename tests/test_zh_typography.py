@@ -13,7 +13,18 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_zh_style import CJK, ROOT, ZH, ZH_NOTEBOOKS, markdown_cells, rendered_text, zh_code_strings, zh_strings
+from test_zh_style import (
+    CJK,
+    ROOT,
+    ZH,
+    ZH_NOTEBOOKS,
+    markdown_cells,
+    plain,
+    prose_lines,
+    rendered_text,
+    zh_code_strings,
+    zh_strings,
+)
 
 from attn_lib.i18n import display_width, pad
 
@@ -123,6 +134,27 @@ def test_one_marker_for_the_blank():
 def test_the_blank_check_can_fail():
     assert OTHER_BLANKS.search("今天在上海吃了\\_\\_\\_”") and OTHER_BLANKS.search("今天在___和朋友吃了")
     assert not OTHER_BLANKS.search(without_code("今天在上海吃了＿” 和 `my_var__x`，不写 `___`"))
+
+
+def spaces_after_punctuation(markdown):
+    """Spaces between a full-width punctuation mark and the Chinese that follows it, in prose (a bold label such as
+    **对文章的一处更正。** keeps the space CommonMark needs after its closing **)."""
+    found = []
+    for line in prose_lines(markdown):
+        if line is not None:
+            found += [m.group() for m in re.finditer(f"[，。；：？！、）》”][ \u3000]+[{CJK}“（]", plain(line))]
+    return found
+
+
+def test_no_space_after_full_width_punctuation():
+    found = [f"{where}: {gap!r}" for where, text in chinese_documents() for gap in spaces_after_punctuation(text)]
+    assert not found, "a space after full-width punctuation (STYLE.md section 3):\n" + "\n".join(found)
+
+
+def test_the_punctuation_check_can_fail():
+    assert spaces_after_punctuation("看着它形成。 下面的滑块") == ["。 下"]
+    assert spaces_after_punctuation("**对文章的一处更正。** 文章说") == []
+    assert spaces_after_punctuation("总和：`x`。下一句") == []
 
 
 # --- one citation format in 延伸阅读 ---------------------------------------------------------------------------
