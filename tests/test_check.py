@@ -46,7 +46,7 @@ def test_a_font_without_chinese_glyphs_fails_with_a_line():
 
 def test_missing_model_files_fail_with_the_command_that_fetches_them(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path))
-    monkeypatch.setattr(fetch, "installed_model_dir", lambda: None)
+    monkeypatch.setattr(fetch, "installed_model_dir", lambda spec=None: None)
     ok, line = check.check_model(lang="en")
     assert not ok and "python -m attn_lib.models.fetch" in line
     assert not any(tmp_path.rglob("*.safetensors")), "the check must not fetch anything"
@@ -60,7 +60,7 @@ def test_a_damaged_model_file_fails(tmp_path, monkeypatch):
     for name in fetch.MODEL_FILES:
         (folder / name).write_bytes(b"not the model")
     monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path))
-    monkeypatch.setattr(fetch, "installed_model_dir", lambda: None)
+    monkeypatch.setattr(fetch, "installed_model_dir", lambda spec=None: None)
     ok, line = check.check_model(lang="en")
     assert not ok and "damaged" in line and "SHA-256" in line and f"delete the folder {folder}" in line
 
