@@ -79,6 +79,21 @@ def test_read_header_refuses_a_file_that_is_not_gguf(tmp_path):
         read_header(tmp_path / "missing.gguf")
 
 
+def test_the_shipped_transformers_numbers_are_the_models(smollm):
+    """attn_lib against transformers' LlamaForCausalLM, through numbers it wrote (tools/make_smollm_reference.py)."""
+    data = lm.reference_numbers()
+    assert data["model"]["sha256"] == fetch.SMOLLM2.files[lm.GGUF_NAME]
+    for entry in data["next_token"]:
+        ids = smollm.encode(entry["text"])
+        assert ids == entry["ids"]
+        logits = lm.forward(smollm, ids, last_only=True)[-1]
+        assert np.argsort(-logits)[:10].tolist() == entry["top_ids"]
+        np.testing.assert_allclose(logits[entry["top_ids"]], entry["top_logits"], rtol=0, atol=1e-4)
+    for entry in data["greedy"]:
+        assert smollm.encode(entry["text"]) == entry["ids"]
+        assert lm.generate(smollm, entry["ids"], 20) == entry["new_ids"]  # both stop after <|im_end|>
+
+
 # --- the tokenizer ----------------------------------------------------------------------------------
 
 

@@ -25,6 +25,7 @@ read a few MiB at a time and dequantized into one preallocated float32 array per
 exists twice and the file never sits in memory as a whole.
 """
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -195,6 +196,7 @@ def token_bytes(tokenizer, token_id):
     return bytes(table[ch] for ch in piece)
 
 
+@functools.lru_cache(maxsize=1)
 def _byte_alphabet():
     """GPT-2's map from the 256 printable stand-in characters back to bytes ('Ġ' -> 32, 'Ċ' -> 10, 'a' -> 97)."""
     visible = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), 256))

@@ -35,7 +35,9 @@ query heads) or ``grouped=`` (a grouped-query attention function as in notebook 
 attend; it returns (output [9, n_q, 64], weights [9, n_q, n_k])).
 """
 
+import json
 from dataclasses import dataclass
+from importlib import resources
 
 import numpy as np
 
@@ -360,3 +362,14 @@ def next_token_loss(logits, ids):
 def kv_cache_bytes_measured(cache):
     """-> the bytes a model's KV cache (from new_cache) holds per position: its key and value buffers / capacity."""
     return sum(c.keys.nbytes + c.values.nbytes for c in cache) // cache[0].capacity
+
+
+def reference_numbers():
+    """What transformers' LlamaForCausalLM computes from the same file (float32, sdpa), shipped as JSON.
+
+    Written by tools/make_smollm_reference.py: the top 10 next tokens and their logits after two prompts, and
+    the greedy tokens after two prompts (20, or up to and with <|im_end|>). Lets notebook 13 check attn_lib
+    without PyTorch.
+    """
+    text = resources.files("attn_lib.models").joinpath("data", "smollm_reference.json").read_text(encoding="utf-8")
+    return json.loads(text)
