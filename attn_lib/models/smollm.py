@@ -35,8 +35,6 @@ query heads) or ``grouped=`` (a grouped-query attention function as in notebook 
 attend; it returns (output [9, n_q, 64], weights [9, n_q, n_k])).
 """
 
-import contextlib
-import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -212,26 +210,6 @@ def linear(h, w):
     return partial.sum(axis=0, dtype=np.float64)  # [n, m]
 
 
-@functools.lru_cache(maxsize=1)
-def _thread_controller():
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:
-        return None
-    return ThreadpoolController()
-
-
-def one_blas_thread():
-    """A context in which numpy's BLAS uses one thread (a no-op without the threadpoolctl package).
-
-    The model's products are small (at most 576 x 1536, a few rows at a time): on 2 cores a second BLAS
-    thread saved little on a quiet machine and, on a busy one, made the forward pass 3 to 5 times slower
-    (16 tokens: 530 ms against 140 ms with one thread, load average 3.5).
-    """
-    controller = _thread_controller()
-    return contextlib.nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
-
-
 def visible(n_q, n_k):
     """-> bool [n_q, n_k]: the n_q queries are the last n_q of n_k positions; query i sees keys 0 .. n_k - n_q + i."""
     return np.arange(n_k) <= np.arange(n_k - n_q, n_k)[:, None]  # [n_k] vs [n_q, 1] -> [n_q, n_k]
@@ -338,15 +316,14 @@ def forward(model, ids, *, cache=None, attention=None, grouped=None, last_only=F
     positions = start + np.arange(len(ids))  # [n]
     x = params["embedding"][ids].astype(np.float64)  # [n] -> [n, d]: the residual stream, float64
     all_weights = []
-    with one_blas_thread():
-        for i, layer in enumerate(params["layers"]):
-            cache_i = None if cache is None else cache[i]
-            x, weights = decoder_block(x, layer, cfg, positions, cache_i, attention, grouped)
-            if keep_weights:
-                all_weights.append(weights.astype(np.float32))  # [9, n, n_k]
-        x = _rms_norm(x[-1:] if last_only else x, params["final_norm"], cfg.rms_eps)  # [n, d] (or [1, d])
-        embedding = params["embedding"]  # [V, d]
-        logits = x.astype(embedding.dtype) @ embedding.T  # [n, d] x [d, V] -> [n, V]: the tied unembedding
+    for i, layer in enumerate(params["layers"]):
+        cache_i = None if cache is None else cache[i]
+        x, weights = decoder_block(x, layer, cfg, positions, cache_i, attention, grouped)
+        if keep_weights:
+            all_weights.append(weights.astype(np.float32))  # [9, n, n_k]
+    x = _rms_norm(x[-1:] if last_only else x, params["final_norm"], cfg.rms_eps)  # [n, d] (or [1, d])
+    embedding = params["embedding"]  # [V, d]
+    logits = x.astype(embedding.dtype) @ embedding.T  # [n, d] x [d, V] -> [n, V]: the tied unembedding
     return (logits, all_weights) if keep_weights else logits
 
 
