@@ -21,6 +21,8 @@ CODE_WORDS = {
     "top", "Hugging", "Face", "TopKLogitsWarper", "TopPLogitsWarper",  # the samplers and their reference (notebook 12)
     "GPT", "NeoX", "LLaMA", "RMSNorm",  # code families notebook 07's checkers name, unquoted (notebooks/zh/STYLE.md)
     "OPT", "PagedAttention",  # a model and a method notebook 11's notes on its configurations name
+    "LayerNorm", "SwiGLU", "GeGLU", "GLU", "SiLU", "GELU", "UTF", "SmolLM", "Instruct",  # notebook 13
+    "eps", "gain", "beta",  # the names of RMSNorm's and LayerNorm's arguments
 }  # fmt: skip
 
 
