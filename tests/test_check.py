@@ -35,7 +35,7 @@ def test_on_this_machine_every_check_passes_and_the_command_exits_0():
     lines = result.stdout.strip().splitlines()
     assert result.returncode == 0, result.stdout + result.stderr
     assert len(lines) == len(check.checks()) + 2 and all(line.startswith("✓ ") for line in lines[1:-1]), lines
-    assert lines[-1].startswith("Ready: all 12 checks passed")
+    assert lines[-1].startswith("Ready: all 13 checks passed")
     assert any("猫吃鱼" in line for line in lines) and any("widget" in line for line in lines)
 
 
