@@ -142,8 +142,7 @@ def tiled_attention(
 
     # the tasks: one head and one block of query rows each, with the key blocks it reads; costliest first
     heads = int(np.prod(batch))
-    block_k = block_k or min(n_k, _MAX_BLOCK)
-    rows = block_q or max(16, min(_MAX_BLOCK, n_q, _BLOCK_BYTES // (block_k * work.itemsize)))
+    rows, block_k = _block_sizes(n_q, n_k, work.itemsize, window, block_q, block_k)
     plans = plan_blocks(n_q, n_k, rows, block_k, causal, window)
     multiply_adds = heads * sum(cost for cost, *_ in plans) * (d_k + d_v)
     if block_q is None and threads > 1 and multiply_adds >= MIN_PARALLEL_WORK:
@@ -182,6 +181,20 @@ def tiled_attention(
 
     run_tasks(tasks, attend, threads, multiply_adds)
     return output
+
+
+def _block_sizes(n_q, n_k, itemsize, window=None, block_q=None, block_k=None):
+    """The blocks tiled_attention uses when block_q, block_k are not given: about _BLOCK_BYTES of scores.
+
+    With a window of W keys each block of queries reads W + block_q - 1 keys, of which each query needs W:
+    blocks of at most W / 4 queries (and at least 64) keep the corners it computes only to mask them small.
+    """
+    block_k = block_k or min(n_k, _MAX_BLOCK)
+    if block_q is None:
+        block_q = max(16, min(_MAX_BLOCK, n_q, _BLOCK_BYTES // (block_k * itemsize)))
+        if window is not None:
+            block_q = min(block_q, max(64, window // 4))
+    return block_q, block_k
 
 
 def _online_softmax(scores, v, key_blocks, scratch):
