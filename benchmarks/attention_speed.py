@@ -6,6 +6,8 @@
     python benchmarks/attention_speed.py --sizes 2048 --rounds 5
     python benchmarks/attention_speed.py --threads 1        # numpy's BLAS and PyTorch on one thread each
     python benchmarks/attention_speed.py --window-only      # only the sliding window (n = 8192, W = 1024)
+    python benchmarks/attention_speed.py --stored benchmarks/results/attention_speed.json   # measure nothing:
+                                             # notebook 10's table and the plot again, from a stored run
 
 The main table (issue 29): `tiled_attention` against PyTorch's fused CPU kernel (4-D input [1, h, n, d_k],
 the shape models use), float32, h = 12, d_k = 64, without a mask and causal. Each library runs in a
@@ -22,8 +24,10 @@ comes from a process of its own), and sliding-window attention, tiled_attention(
 against full causal tiled_attention at n = 8192 (WINDOW_HEADS heads; target: at least 3x faster).
 
 Writes benchmarks/results/attention_speed.{md,json,png} (--window-only and --quick write nothing unless
---out is given); notebook 10 reads the JSON. Exits with status 1 when a target is missed, among them
-tiled_attention <= 1.5x PyTorch's fused kernel at n = 2048, with and without the causal mask.
+--out is given) and, from the same run, the figures notebook 10 prints and draws:
+attn_lib/models/data/attention_speed.json (`attn_lib.models.speed_table.load_speed_table`; not with --out,
+so a run elsewhere leaves the notebook's table alone). Exits with status 1 when a target is missed, among
+them tiled_attention <= 1.5x PyTorch's fused kernel at n = 2048, with and without the causal mask.
 """
 
 import argparse
@@ -57,6 +61,7 @@ H, D_K = 12, 64
 WINDOW_N, WINDOW, WINDOW_HEADS = 8192, 1024, 4  # the sliding-window case (issue 17)
 TARGET_RATIO = 1.5  # tiled_attention / PyTorch's fused kernel at n = 2048 (issue 29)
 RESULTS = Path(__file__).resolve().parent / "results"
+PACKAGE_TABLE = Path(__file__).resolve().parents[1] / "attn_lib" / "models" / "data" / "attention_speed.json"
 MIB = 2**20
 HAVE_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -408,9 +413,58 @@ def plot(rows, path):
         ax.set_xlabel("sequence length n")
         ax.set_title(f"h={H}, d_k={D_K}, float32, {'causal mask' if mask == 'causal' else 'no mask'}")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel("median time per call (ms), each library in its own process")
+    axes[0].set_ylabel("median ms per call")
     axes[0].legend()
+    fig.suptitle("tiled_attention against PyTorch's fused CPU kernel, each library in a process of its own")
     fig.savefig(path, dpi=100)
+
+
+def package_table(stored):
+    """The figures notebook 10 reads, taken from a run's results (the `stored` dict of main).
+
+    Milliseconds to 3 decimals, so that the ratios the notebook computes are those of attention_speed.md.
+    """
+    names = [name for name in stored["methods"] if any(name in row["median_ms"] for row in stored["speed"])]
+    split = stored["breakdown"]
+    return {
+        "about": "Made by benchmarks/attention_speed.py from the run in benchmarks/results/attention_speed.json"
+        " (median milliseconds per call; each library in a process of its own). Notebook 10 prints and draws it.",
+        "command": stored["command"],
+        "date": stored["date"],
+        "machine": {key: stored["machine"][key] for key in ("cpus", "cpu", "python", "numpy", "torch", "blas")},
+        "load_start": [round(x, 2) for x in stored["load"]["start"]],
+        "load_end": [round(x, 2) for x in stored["load"]["end"]],
+        "heads": stored["heads"],
+        "d_k": stored["d_k"],
+        "dtype": stored["dtype"],
+        "rounds": stored["rounds"],
+        "target_ratio": stored["target_ratio"],
+        "methods": {name: stored["methods"][name] for name in names},
+        "rows": [
+            {
+                "n": row["n"],
+                "mask": row["mask"],
+                "median_ms": {name: round(ms, 3) for name, ms in row["median_ms"].items()},
+                "calls": row["calls"]["tiled"],
+                "load": [round(x, 2) for x in row["load"]],
+                "max_abs_diff": float(f"{row['max_abs_diff']:.1e}"),
+            }
+            for row in stored["speed"]
+        ],
+        "breakdown": {
+            "n": split["n"],
+            "heads": split["heads"],
+            "block": split["block"],
+            "reps": split["reps"],
+            "steps": split["steps"],
+            "median_ms": {name: round(ms, 3) for name, ms in split["median_ms"].items()},
+        },
+    }
+
+
+def write_package_table(stored, path=PACKAGE_TABLE):
+    path.write_text(json.dumps(package_table(stored), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
 
 
 def main(argv=None):
@@ -423,7 +477,14 @@ def main(argv=None):
     parser.add_argument("--max-wait", type=float, default=3600, help="seconds to wait for that at most (default 3600)")
     parser.add_argument("--out", type=Path, help=f"folder for attention_speed.{{md,json,png}} (default {RESULTS})")
     parser.add_argument("--window-only", action="store_true", help="only the sliding-window case")
+    parser.add_argument("--stored", type=Path, help="measure nothing: notebook 10's table and the plot from this JSON")
     args = parser.parse_args(argv)
+    if args.stored:
+        stored = json.loads(args.stored.read_text(encoding="utf-8"))
+        write_package_table(stored)
+        plot(stored["speed"], args.stored.with_suffix(".png"))
+        print(f"wrote {args.stored.with_suffix('.png')}")
+        return 0
     rng = np.random.default_rng(0)
     window_n, window_size = (2048, 256) if args.quick else (WINDOW_N, WINDOW)
     if args.threads:
@@ -531,6 +592,8 @@ def main(argv=None):
         (out / "attention_speed.json").write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
         plot(rows, out / "attention_speed.png")
         print(f"wrote {out / 'attention_speed.md'}, .json and .png")
+        if args.out is None:  # the default results: notebook 10's table follows them
+            write_package_table(stored)
     return 1 if "MISSED" in text else 0
 
 
