@@ -286,7 +286,11 @@ def rms_norm(x, gain, eps=1e-6):
     """
     x = as_float_array(x, "x", min_ndim=1)
     gain = _check_vector(gain, "gain", x.shape[-1], "d")
-    eps = _check_eps(eps)
+    return _rms_norm(x, gain, _check_eps(eps))
+
+
+def _rms_norm(x, gain, eps):
+    """rms_norm's arithmetic, on inputs already checked (attn_lib.models.smollm: the model file is verified)."""
     rms = np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps)  # [..., 1]: one root mean square per token
     return x / rms * gain
 
@@ -306,5 +310,11 @@ def swiglu(x, w_gate, w_up, w_down):
             f"w_gate {w_gate.shape}, w_up {w_up.shape} and w_down {w_down.shape} do not fit x with"
             f" d_model={d_model}: w_gate and w_up must be [d_model, d_ff] and w_down [d_ff, d_model]"
         )
-    hidden = silu(x @ w_gate) * (x @ w_up)  # [..., n, d_model] x [d_model, d_ff] -> [..., n, d_ff], twice
-    return hidden @ w_down  # [..., n, d_ff] x [d_ff, d_model] -> [..., n, d_model]
+    return _swiglu(x, w_gate, w_up, w_down)
+
+
+def _swiglu(x, w_gate, w_up, w_down, matmul=np.matmul):
+    """swiglu's arithmetic, on inputs already checked; `matmul(a, w)` computes a @ w (a model may pass one
+    that sums its products more accurately, as attn_lib.models.smollm does)."""
+    hidden = silu(matmul(x, w_gate)) * matmul(x, w_up)  # [..., n, d_model] x [d_model, d_ff] -> [..., n, d_ff], twice
+    return matmul(hidden, w_down)  # [..., n, d_ff] x [d_ff, d_model] -> [..., n, d_model]

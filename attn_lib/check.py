@@ -9,8 +9,8 @@ Nothing is downloaded, and it takes seconds (a minute at most on a slow machine)
   requirements.txt and pyproject.toml);
 - the Chinese font: a figure that writes 猫吃鱼 and every other character of the course's examples is drawn,
   and a glyph the font lacks (matplotlib's "Glyph ... missing" warning) fails the check;
-- the model files of notebook 09, present where `attn_lib.models.fetch` looks for them, checksums verified
-  (not fetched: the line says which command fetches them);
+- the model files of notebooks 09 and 13, present where `attn_lib.models.fetch` looks for them, checksums
+  verified (not fetched: the line says which command fetches them);
 - a widget: notebook 00's setup check is built and redrawn, as moving its slider would.
 
 A check that raises does not stop the others: it becomes a ✗ line with the error. The full test suite
@@ -49,7 +49,10 @@ LIBRARIES = (
     ("ipykernel", "6.29"),
     ("safetensors", "0.4.3"),
     ("tokenizers", "0.19"),
+    ("gguf", "0.10"),
 )
+#: The notebook that reads each model the set-up command fetches.
+MODEL_NOTEBOOKS = ((fetch.MINILM, 9), (fetch.SMOLLM2, 13))
 
 
 def _version_tuple(text):
@@ -114,15 +117,19 @@ def check_font(lang=None, family=None):
     return True, t("check.font", lang, family=name, count=len(characters))
 
 
-def check_model(lang=None, find=fetch.find_model_files):
-    """(ok, line): the model files of notebook 09 are where the course looks, with their pinned checksums."""
+def check_model(lang=None, find=fetch.find_model_files, spec=None, number=9):
+    """(ok, line): the model files of notebook `number` (`spec`: fetch.MINILM by default) are where the course
+    looks, with their pinned checksums."""
+    spec = fetch.MINILM if spec is None else spec
+    said = {"number": number, "model": spec.model}
     try:
-        folder = find(download=False, verify=True)
+        folder = find(download=False, verify=True, spec=spec)
     except fetch.ModelChecksumError as exc:  # a damaged file: fetching again would find it and stop
-        return False, t("check.model_damaged", lang, reason=str(exc).splitlines()[0], folder=fetch.cache_dir())
+        reason = str(exc).splitlines()[0]
+        return False, t("check.model_damaged", lang, reason=reason, folder=fetch.cache_dir(spec), **said)
     except (fetch.ModelNotAvailableError, OSError) as exc:
-        return False, t("check.model_missing", lang, reason=str(exc).splitlines()[0][:200])
-    return True, t("check.model", lang, folder=folder, count=len(fetch.MODEL_FILES))
+        return False, t("check.model_missing", lang, reason=str(exc).splitlines()[0][:200], **said)
+    return True, t("check.model", lang, folder=folder, count=len(spec.files), **said)
 
 
 def check_widget(lang=None, build=setup_check_widget):
@@ -142,11 +149,12 @@ def checks(lang=None):
     found += [
         (name, lambda name=name, minimum=minimum: check_library(name, minimum, lang)) for name, minimum in LIBRARIES
     ]
+    found.append(("font", lambda: check_font(lang)))
     found += [
-        ("font", lambda: check_font(lang)),
-        ("model", lambda: check_model(lang)),
-        ("widget", lambda: check_widget(lang)),
+        (f"model {spec.model}", lambda spec=spec, number=number: check_model(lang, spec=spec, number=number))
+        for spec, number in MODEL_NOTEBOOKS
     ]
+    found.append(("widget", lambda: check_widget(lang)))
     return found
 
 

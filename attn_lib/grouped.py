@@ -21,6 +21,7 @@ d_k = d_model / n_heads.
 import numpy as np
 
 from attn_lib._checks import (
+    _describe,
     as_float_array,
     check_heads_divide,
     check_kv_heads_divide,
@@ -43,7 +44,7 @@ def repeat_kv(x, n_rep):
     return np.repeat(x, n_rep, axis=-3)  # [..., n_kv, n, d] -> [..., n_kv * n_rep, n, d]
 
 
-def grouped_attention(q, k, v, mask=None, scale=None):
+def grouped_attention(q, k, v, mask=None, scale=None, *, attention=None):
     """[..., h, n_q, d_k], [..., h_kv, n_k, d_k], [..., h_kv, n_k, d_v] -> [..., h, n_q, d_v], [..., h, n_q, n_k].
 
     Scaled dot-product attention in which h query heads share h_kv key/value heads: query head i
@@ -52,6 +53,12 @@ def grouped_attention(q, k, v, mask=None, scale=None):
     K and V: the queries are grouped as [..., h_kv, g, n_q, d_k] and each group meets its one K/V
     head by broadcasting. `mask` and `scale` follow `scaled_dot_product_attention`; the mask
     broadcasts to the weights [..., h, n_q, n_k].
+
+    `attention` (keyword-only; None: `scaled_dot_product_attention`) does the attention step on those
+    grouped arrays: a function with scaled_dot_product_attention's contract, e.g. a learner's own, called
+    as ``attention(q, k, v, mask=mask)`` (and ``scale=scale`` when a scale is given) with q
+    [..., h_kv, g, n_q, d_k] and k, v [..., h_kv, 1, n_k, d] (its leading axes must broadcast, as numpy's
+    ``@`` does). It must return (output, weights) of the shapes scaled_dot_product_attention gives.
     """
     q = as_float_array(q, "q", min_ndim=3)
     k = as_float_array(k, "k", min_ndim=3)
@@ -84,10 +91,42 @@ def grouped_attention(q, k, v, mask=None, scale=None):
     if mask is not None and mask.ndim >= 3:  # a mask over the h query heads: group its heads axis too
         heads = mask.shape[-3]  # h or 1 (checked)
         mask = mask.reshape(*mask.shape[:-3], h_kv, g, *mask.shape[-2:]) if heads == h else mask[..., None, :, :]
-    output, weights = scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)  # [..., h_kv, g, n_q, *]
+    if attention is None:
+        output, weights = scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)  # [..., h_kv, g, n_q, *]
+    else:
+        output, weights = _replaced_attention(attention, q, k, v, mask, scale)
     output = output.reshape(*output.shape[:-4], h, *output.shape[-2:])  # -> [..., h, n_q, d_v]
     weights = weights.reshape(*weights.shape[:-4], h, *weights.shape[-2:])  # -> [..., h, n_q, n_k]
     return output, weights
+
+
+def _replaced_attention(attention, q, k, v, mask, scale):
+    """`attention`'s (output, weights) on the grouped q [..., h_kv, g, n_q, d_k], k, v [..., h_kv, 1, n_k, d],
+    as arrays of q's dtype and the shapes scaled_dot_product_attention returns, or a clear error."""
+    if not callable(attention):
+        raise TypeError(
+            f"attention must be a function like scaled_dot_product_attention or None, got {_describe(attention)}"
+        )
+    kwargs = {"mask": mask} if scale is None else {"mask": mask, "scale": scale}
+    value = attention(q, k, v, **kwargs)
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])  # [..., h_kv, g]
+    shapes = ((*lead, q.shape[-2], v.shape[-1]), (*lead, q.shape[-2], k.shape[-2]))
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(
+            f"attention must return (output, weights) like scaled_dot_product_attention, got {_describe(value)}"
+        )
+    output, weights = (np.asarray(a) for a in value)
+    if output.shape != shapes[0] or weights.shape != shapes[1]:
+        raise ValueError(
+            f"attention returned output {output.shape} and weights {weights.shape}; for the grouped q {q.shape}"
+            f" and k {k.shape} they must be [..., h_kv, g, n_q, d_v] = {shapes[0]} and [..., h_kv, g, n_q, n_k]"
+            f" = {shapes[1]}"
+        )
+    if output.dtype.kind not in "iuf" or weights.dtype.kind not in "iuf":
+        raise TypeError(f"attention returned {output.dtype} and {weights.dtype} arrays; they must hold real numbers")
+    if not (np.isfinite(output).all() and np.isfinite(weights).all()):
+        raise ValueError("attention returned NaN or inf; the output and the weights must be finite")
+    return output.astype(q.dtype, copy=False), weights.astype(q.dtype, copy=False)
 
 
 def _check_grouped_mask(mask, weights_shape):

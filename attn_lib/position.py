@@ -11,7 +11,8 @@ way. Three ways of telling it where each token stands:
 Sinusoidal: PE[pos, 2i] = sin(pos * theta_i), PE[pos, 2i+1] = cos(pos * theta_i), theta_i = base^(-2i/d).
 RoPE turns each pair of features (2i, 2i+1) by the angle pos * theta_i, with the same frequencies.
 (GPT-NeoX and the Hugging Face LLaMA code pair feature i with feature i + d/2 instead: the same method
-on permuted features. This module follows the papers: pairs (2i, 2i+1).)
+on permuted features. This module follows the papers: pairs (2i, 2i+1), as llama.cpp and GGUF files do;
+`rope_halves` is the other convention and `halves_permutation` the row order that turns one into the other.)
 """
 
 import numbers
@@ -140,3 +141,30 @@ def rope_matrix(position, d, base=BASE):
         c, s = np.cos(angle), np.sin(angle)
         r[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, -s], [s, c]]  # a turn by `angle` in the plane of pair i
     return r
+
+
+def rope_halves(x, positions=None, base=BASE):
+    """[..., n, d] -> [..., n, d]: RoPE with pairs (i, i + d/2), Hugging Face's x cos + rotate_half(x) sin.
+
+    The same rotations as `rope`, applied to other pairs of features: feature i turns with feature i + d/2
+    (GPT-NeoX's layout, and transformers' LLaMA code). `positions` and `base` as in `rope`.
+    """
+    x = as_float_array(x, "x", min_ndim=2)
+    d = x.shape[-1]
+    order = halves_permutation(1, d)  # [d]: 0, 2, 4, ..., 1, 3, 5, ...
+    inverse = np.argsort(order)
+    return rope(x[..., inverse], positions, base)[..., order]  # to pairs (2i, 2i+1), turn, and back
+
+
+def halves_permutation(n_heads, d_head):
+    """-> int [n_heads * d_head]: the row order taking W_Q (or W_K) rows from pairs (2i, 2i+1) to pairs (i, i + d/2).
+
+    Inside each head: the first feature of every pair (0, 2, 4, ..., d-2), then the second (1, 3, ..., d-1),
+    so that feature 2i becomes feature i and feature 2i+1 becomes feature i + d/2. With q and k permuted
+    this way, rope_halves gives the scores rope gives on the unpermuted ones (a dot product does not
+    change when both vectors are permuted alike). transformers applies it to a GGUF file's attn_q and attn_k.
+    """
+    n_heads = check_positive_int(n_heads, "n_heads")
+    d_head = _check_even(check_positive_int(d_head, "d_head"), "d_head")
+    one_head = np.concatenate([np.arange(0, d_head, 2), np.arange(1, d_head, 2)])  # [d]
+    return (np.arange(n_heads)[:, None] * d_head + one_head).ravel()  # [h, 1] + [d] -> [h * d]

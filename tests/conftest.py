@@ -16,3 +16,16 @@ def model():
         return load_minilm()
     except loader.ModelNotAvailableError as exc:
         pytest.skip(f"all-MiniLM-L6-v2 files not found and could not be fetched: {exc}")
+
+
+@pytest.fixture(scope="session")
+def smollm():
+    """SmolLM2-135M-Instruct, loaded once per session (skipped with the reason, in CI a failure, without its file)."""
+    pytest.importorskip("gguf", reason="load_smollm needs gguf")
+    pytest.importorskip("tokenizers", reason="load_smollm needs tokenizers")
+    from attn_lib.models.smollm import load_smollm
+
+    try:
+        return load_smollm()
+    except loader.ModelNotAvailableError as exc:
+        pytest.skip(f"SmolLM2-135M-Instruct's file not found and could not be fetched: {exc}")

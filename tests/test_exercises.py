@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_basics_exercises import WRONG as BASICS_WRONG
 from test_budget_exercises import WRONG as BUDGET_WRONG
+from test_decoder_parts_exercises import WRONG as DECODER_WRONG
 from test_efficient_exercises import WRONG as EFFICIENT_WRONG
 from test_generation_exercises import WRONG as GENERATION_WRONG
 from test_modern_exercises import WRONG as MODERN_WRONG
@@ -417,6 +418,7 @@ def test_every_diagnosis_in_i18n_is_reached_by_a_test():
     reached |= {key for _, key, _ in BASICS_WRONG}  # + the checkers of notebooks 01-03
     reached |= {key for _, key, _ in GENERATION_WRONG}  # + notebook 12
     reached |= {key for _, key, _ in TRAINING_WRONG + EFFICIENT_WRONG + BUDGET_WRONG}  # + notebooks 08, 10, 11
+    reached |= {key for _, key, _ in DECODER_WRONG}  # + notebook 13
     assert diagnoses == reached
 
 

@@ -298,3 +298,66 @@ def test_grouped_query_attention_says_it_takes_no_biases():
     w = init_grouped_weights(8, 4, 2)
     with pytest.raises(TypeError, match="b_q"):
         grouped_query_attention(np.ones((3, 8)), w["w_q"], w["w_k"], w["w_v"], w["w_o"], 4, 2, b_q=np.zeros(8))
+
+
+# --- a replacement attention inside grouped_attention (notebook 13's seam) --------------------------------
+
+
+def loop_attention(q, k, v, mask=None):
+    """A learner's attention written with broadcasting @, as notebooks 04-05 teach it."""
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    return w @ v, w
+
+
+@FAST
+@given(head_counts(), st.lists(st.integers(1, 9), min_size=4, max_size=4, unique=True), st.booleans(), seeds)
+def test_a_replacement_attention_gives_grouped_attentions_numbers(heads, dims, masked, seed):
+    (h, h_kv), (n_q, n_k, d_k, d_v) = heads, dims
+    rng = np.random.default_rng(seed)
+    q, k, v = rng.normal(size=(h, n_q, d_k)), rng.normal(size=(h_kv, n_k, d_k)), rng.normal(size=(h_kv, n_k, d_v))
+    mask = rng.random((n_q, n_k)) < 0.7 if masked else None
+    if mask is not None:
+        mask[:, 0] = True  # every query sees a key: the loop's softmax has no fully masked row to meet
+    expected = grouped_attention(q, k, v, mask=mask)
+    got = grouped_attention(q, k, v, mask=mask, attention=loop_attention)
+    close(got[0], expected[0])
+    close(got[1], expected[1])
+    seen = []
+
+    def spy(q_, k_, v_, mask=None):
+        seen.append((q_.shape, k_.shape))
+        return sdpa(q_, k_, v_, mask=mask)
+
+    grouped_attention(q, k, v, mask=mask, attention=spy)
+    assert seen == [((h_kv, h // h_kv, n_q, d_k), (h_kv, 1, n_k, d_k))]  # K and V shared by broadcasting, not copied
+
+
+def test_a_replacement_attention_gets_the_scale_only_when_one_is_given():
+    q, k, v = np.ones((4, 2, 3)), np.ones((2, 5, 3)), np.ones((2, 5, 2))
+    calls = []
+
+    def with_scale(q, k, v, mask=None, scale=None):
+        calls.append(scale)
+        return sdpa(q, k, v, mask=mask, scale=scale)
+
+    grouped_attention(q, k, v, attention=with_scale)
+    grouped_attention(q, k, v, scale=0.25, attention=with_scale)
+    assert calls == [None, 0.25]
+
+
+def test_a_replacement_attention_that_returns_the_wrong_thing_is_named():
+    q, k, v = np.ones((4, 2, 3)), np.ones((2, 5, 3)), np.ones((2, 5, 2))
+    with pytest.raises(TypeError, match="attention must return"):
+        grouped_attention(q, k, v, attention=lambda q, k, v, mask=None: q)
+    with pytest.raises(ValueError, match=r"attention returned output \(2, 2, 2, 3\).*\(2, 2, 2, 2\)"):
+        grouped_attention(q, k, v, attention=lambda q, k, v, mask=None: (q + 0 * k[..., :1, :], np.ones((2, 2, 2, 5))))
+    with pytest.raises(ValueError, match="NaN or inf"):
+        grouped_attention(
+            q, k, v, attention=lambda q, k, v, mask=None: (np.full((2, 2, 2, 2), np.nan), np.ones((2, 2, 2, 5)))
+        )
+    with pytest.raises(TypeError, match="attention must be a function"):
+        grouped_attention(q, k, v, attention="sdpa")

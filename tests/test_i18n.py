@@ -19,6 +19,8 @@ CODE_WORDS = {
     "download", "deps", "Var", "Token", "PyTorch", "GPU", "CPU", "MiniLM", "GiB", "MiB", "KiB",
     "MHA", "GQA", "MQA", "Llama", "Mistral", "Falcon",  # the glossary's abbreviations and model names (notebook 11)
     "top", "Hugging", "Face", "TopKLogitsWarper", "TopPLogitsWarper",  # the samplers and their reference (notebook 12)
+    "RMSNorm", "LayerNorm", "SwiGLU", "GeGLU", "GLU", "SiLU", "GELU", "UTF", "SmolLM", "Instruct",  # notebook 13
+    "eps", "gain", "beta",  # the names of RMSNorm's and LayerNorm's arguments
 }  # fmt: skip
 
 

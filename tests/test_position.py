@@ -13,7 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attn_lib import scaled_dot_product_attention
-from attn_lib.position import add_positions, frequencies, rope, rope_matrix, sinusoidal_encoding
+from attn_lib.position import (
+    add_positions,
+    frequencies,
+    halves_permutation,
+    rope,
+    rope_halves,
+    rope_matrix,
+    sinusoidal_encoding,
+)
 
 
 def sinusoid_spec(n, d, base=10000.0):
@@ -182,3 +190,50 @@ def test_rope_refuses_positions_that_would_line_up_with_the_heads_axis():
         rope(x, positions=positions[0]), rope(x, positions=np.broadcast_to(positions[0], (3, 3, 5)))
     )
     assert rope(x[0], positions=positions).shape == (3, 5, 4)  # x [B, n, d]: [B, n] positions are unambiguous
+
+
+# --- the other pairing: Hugging Face's rotate-half RoPE ------------------------------------------------
+
+
+def rope_halves_spec(x, positions, base=10000.0):
+    """GPT-NeoX / transformers' rotate_half, as loops: feature i turns with feature i + d/2 by m * base^(-2i/d)."""
+    out = []
+    for row, m in zip(x, positions, strict=True):
+        d = len(row)
+        new = [0.0] * d
+        for i in range(d // 2):
+            angle = m * base ** (-2 * i / d)
+            a, b = float(row[i]), float(row[i + d // 2])
+            new[i] = a * math.cos(angle) - b * math.sin(angle)
+            new[i + d // 2] = a * math.sin(angle) + b * math.cos(angle)
+        out.append(new)
+    return out
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.integers(1, 9), st.sampled_from([2, 4, 6, 10]), st.integers(0, 2**32 - 1))
+def test_rope_halves_matches_its_loop_spec(n, d, seed):
+    rng = np.random.default_rng(seed)
+    x, positions = rng.normal(size=(n, d)), rng.integers(0, 500, n)
+    np.testing.assert_allclose(rope_halves(x, positions, 500.0), rope_halves_spec(x, positions, 500.0), atol=1e-12)
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.integers(1, 4), st.sampled_from([2, 4, 8]), st.integers(2, 7), st.integers(0, 2**32 - 1))
+def test_both_pairings_give_the_same_scores_once_the_features_are_permuted(h, d, n, seed):
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(h, n, d)), rng.normal(size=(h, n, d))
+    perm = halves_permutation(1, d)  # within one head
+    scores = rope(q) @ np.swapaxes(rope(k), -1, -2)
+    permuted = rope_halves(q[..., perm]) @ np.swapaxes(rope_halves(k[..., perm]), -1, -2)
+    np.testing.assert_allclose(permuted, scores, atol=1e-10)
+    np.testing.assert_allclose(rope_halves(q[..., perm])[..., np.argsort(perm)], rope(q), atol=1e-12)
+
+
+def test_halves_permutation_orders_each_heads_pairs_first_features_first():
+    assert halves_permutation(1, 6).tolist() == [0, 2, 4, 1, 3, 5]
+    assert halves_permutation(2, 4).tolist() == [0, 2, 1, 3, 4, 6, 5, 7]
+    with pytest.raises(ValueError, match="d_head=5 must be even"):
+        halves_permutation(2, 5)
+    with pytest.raises(TypeError, match="n_heads must be a positive integer"):
+        halves_permutation(1.5, 4)

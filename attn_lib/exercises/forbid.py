@@ -64,6 +64,8 @@ _DOING_THE_WORK_OF = {
     "sinusoidal_encoding": ("sinusoidal_encoding",),
     "rope": ("rope", "rope_matrix"),
     "layer_norm": ("layer_norm",),
+    "rms_norm": ("rms_norm",),
+    "swiglu": ("swiglu",),
     "window_counts": ("window_counts",),  # the counting exercise's own reference, public in attn_lib.exercises.counting
 }
 FORBIDDABLE = tuple(_DOING_THE_WORK_OF)
@@ -81,7 +83,7 @@ _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.models.tiny_model.": ("attention_mask", "attention_layer"),
     "attn_lib.models.bert.": ("multi_head_with",),
     "attn_lib.position.": ("sinusoidal_encoding", "rope", "rope_matrix"),
-    "attn_lib.block.": ("layer_norm",),
+    "attn_lib.block.": ("layer_norm", "rms_norm", "swiglu"),
     "attn_lib.exercises.counting.": ("window_counts",),
 }
 
@@ -125,6 +127,8 @@ def _public_codes():
         "rope": (position.rope,),
         "rope_matrix": (position.rope_matrix,),
         "layer_norm": (block.layer_norm, block._layer_norm),
+        "rms_norm": (block.rms_norm, block._rms_norm),
+        "swiglu": (block.swiglu, block._swiglu),
         "window_counts": (counting_reference.window_counts,),
     }
     return {name: {f.__code__: public_name(name) for f in fs} for name, fs in functions.items()}

@@ -7,12 +7,13 @@ English and Chinese side by side, so that a sentence changed in one language is 
     diagrams             the diagrams drawn by code
     widgets              the widgets (attn_lib.widgets)
     generation           notebook 12's pictures and sampling widget
+    language_model       notebook 13's pictures (the real language model)
     models               the model fetcher's messages (attn_lib.models.fetch)
     check                the learner's readiness check (python -m attn_lib.check)
     exercises_shared     the diagnoses several checkers share (attn_lib.exercises.diagnose, .mistakes)
     exercises_<topic>    each checker module's own words (counting, basics, attention, multihead,
                          position, capstone, modern, generation, training, efficient,
-                         budget)
+                         budget, language_model)
 
 Nothing else hard-codes UI text. Pick the language per call with ``lang="zh"``, or once per notebook with
 ``set_language("zh")``; ``t(key, **fields)`` fills in the ``{fields}``.
@@ -28,12 +29,14 @@ from attn_lib.i18n import (
     exercises_counting,
     exercises_efficient,
     exercises_generation,
+    exercises_language_model,
     exercises_modern,
     exercises_multihead,
     exercises_position,
     exercises_shared,
     exercises_training,
     generation,
+    language_model,
     models,
     plots,
     widgets,
@@ -47,6 +50,7 @@ AREAS = (
     diagrams,
     widgets,
     generation,
+    language_model,
     models,
     check,
     exercises_shared,
@@ -61,6 +65,7 @@ AREAS = (
     exercises_training,
     exercises_efficient,
     exercises_budget,
+    exercises_language_model,
 )
 
 

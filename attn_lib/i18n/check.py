@@ -32,18 +32,18 @@ STRINGS = {
         "（例如 {example}），或者重新安装自带字体的 attn_lib",
     ),
     "check.model": (
-        "the model files of notebook 09 are in {folder} (all {count}, checksums verified)",
-        "第 9 课要用的模型文件在 {folder}（共 {count} 个，校验和无误）",
+        "the model files of notebook {number:02d} ({model}) are in {folder} ({count} file(s), checksums verified)",
+        "第 {number} 课要用的 {model} 模型文件在 {folder}（共 {count} 个，校验和无误）",
     ),
     "check.model_missing": (
-        "the model files of notebook 09 are missing ({reason}): run `python -m attn_lib.models.fetch` once"
-        " while online",
-        "缺少第 9 课要用的模型文件（{reason}）：请在能联网时运行一次 `python -m attn_lib.models.fetch`",
+        "the model files of notebook {number:02d} ({model}) are missing ({reason}): run"
+        " `python -m attn_lib.models.fetch` once while online",
+        "缺少第 {number} 课要用的 {model} 模型文件（{reason}）：请在能联网时运行一次 `python -m attn_lib.models.fetch`",
     ),
     "check.model_damaged": (
-        "a model file of notebook 09 is damaged ({reason}): delete the folder {folder}, then run"
+        "a model file of notebook {number:02d} ({model}) is damaged ({reason}): delete the folder {folder}, then run"
         " `python -m attn_lib.models.fetch` once while online",
-        "第 9 课要用的模型文件已损坏（{reason}）：请删除文件夹 {folder}，然后在能联网时运行一次"
+        "第 {number} 课要用的 {model} 模型文件已损坏（{reason}）：请删除文件夹 {folder}，然后在能联网时运行一次"
         " `python -m attn_lib.models.fetch`",
     ),
     "check.widget": (

