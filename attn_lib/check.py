@@ -43,6 +43,7 @@ LIBRARIES = (
     ("numpy", "1.26"),
     ("matplotlib", "3.8"),
     ("ipywidgets", "8.1"),
+    ("threadpoolctl", "3.1"),
     ("jupyterlab", "4.2"),
     ("jupyterlab_widgets", "3.0"),
     ("ipykernel", "6.29"),

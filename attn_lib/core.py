@@ -26,6 +26,7 @@ from attn_lib._checks import (
     mask_array,
     work_dtype,
 )
+from attn_lib._threads import buffer, resolve_threads, run_tasks
 
 
 def _softmax(x, axis=-1):
@@ -228,48 +229,57 @@ def _may_overflow(q, k, scale):
     return not q.shape[-1] * q_max * k_max * max(1.0, float(scale)) < float(np.finfo(q.dtype).max) / 2
 
 
-def _attention_blocked(q, k, v, mask, scale, batch, block_bytes=_BLOCK_BYTES, out_dtype=None):
+def _attention_blocked(q, k, v, mask, scale, batch, block_bytes=None, out_dtype=None, threads=None):
     """Validated inputs -> (output, weights) of attention, one head and a block of query rows at a time.
 
     The same steps as `scaled_dot_product_attention`, in place on a [rows, n_k] block of the weights
     while that block is still in the CPU cache, instead of one sweep over memory per step. q, k, v
     come in the dtype to compute in; the results are `out_dtype` (float16 for float16 inputs: each
-    block is then computed in a float32 scratch block and rounded once when it is stored).
+    block is then computed in a float32 scratch block and rounded once when it is stored). The
+    blocks are independent: `threads` threads (default: every core) compute them in parallel for
+    large inputs (`attn_lib._threads`).
     """
-    n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
+    n_q, n_k, d_k, d_v = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
     out_dtype = q.dtype if out_dtype is None else out_dtype
-    rows = max(1, block_bytes // (n_k * q.dtype.itemsize))  # query rows per block
+    rows = max(1, (block_bytes or _BLOCK_BYTES) // (n_k * q.dtype.itemsize))  # query rows per block
     output = np.empty((*batch, n_q, d_v), out_dtype)  # [..., n_q, d_v]
     weights = np.empty((*batch, n_q, n_k), out_dtype)  # [..., n_q, n_k]
-    scratch = None if out_dtype == q.dtype else np.empty((rows, n_k), q.dtype)  # [rows, n_k]
     check_overflow = _may_overflow(q, k, scale)  # usually False: no need to look at every score
     q, k, v = (np.broadcast_to(x, (*batch, *x.shape[-2:])) for x in (q, k, v))  # views, nothing copied
     if mask is not None:
         mask = np.broadcast_to(mask, weights.shape)
-    for b in np.ndindex(*batch):  # one head (one batch entry) at a time
-        for i in range(0, n_q, rows):
-            s = weights[b][i : i + rows] if scratch is None else scratch[: min(rows, n_q - i)]  # [rows, n_k]
-            np.matmul(q[b][i : i + rows], k[b].T, out=s)  # [rows, d_k] x [d_k, n_k] -> [rows, n_k]
-            np.multiply(s, scale, out=s)
-            if check_overflow:
-                _check_no_overflow(s, q.dtype)
-            if mask is not None:
-                m = mask[b][i : i + rows]
-                if m.dtype.kind == "b":
-                    np.copyto(s, -np.inf, where=~m)  # a forbidden key gets -inf, so its weight becomes 0
-                else:
-                    s[...] = _add_float_mask(s, m)
-            row_max = s.max(axis=-1, keepdims=True)  # [rows, 1]
-            row_max[np.isneginf(row_max)] = 0  # an all -inf row: exp(-inf) = 0, no NaN
-            np.exp(np.subtract(s, row_max, out=s), out=s)
-            total = s.sum(axis=-1, keepdims=True)  # [rows, 1]
-            total[total == 0] = 1  # a fully masked row stays all zeros
-            np.divide(s, total, out=s)
-            if scratch is None:  # s is a view into the weights
-                np.matmul(s, v[b], out=output[b][i : i + rows])  # [rows, n_k] x [n_k, d_v] -> [rows, d_v]
-            else:  # round the float32 block once, into the float16 results
-                weights[b][i : i + rows] = s
-                output[b][i : i + rows] = s @ v[b]  # [rows, n_k] x [n_k, d_v] -> [rows, d_v]
+
+    def block(task, scratch):  # one head (one batch entry) b, query rows i .. i + rows - 1
+        b, i = task
+        if out_dtype == q.dtype:
+            s = weights[b][i : i + rows]  # [rows, n_k]: a view into the weights
+        else:
+            s = buffer(scratch, "s", (min(rows, n_q - i), n_k), q.dtype)  # a float32 scratch block
+        np.matmul(q[b][i : i + rows], k[b].T, out=s)  # [rows, d_k] x [d_k, n_k] -> [rows, n_k]
+        np.multiply(s, scale, out=s)
+        if check_overflow:
+            _check_no_overflow(s, q.dtype)
+        if mask is not None:
+            m = mask[b][i : i + rows]
+            if m.dtype.kind == "b":
+                np.copyto(s, -np.inf, where=~m)  # a forbidden key gets -inf, so its weight becomes 0
+            else:
+                s[...] = _add_float_mask(s, m)
+        row_max = s.max(axis=-1, keepdims=True)  # [rows, 1]
+        row_max[np.isneginf(row_max)] = 0  # an all -inf row: exp(-inf) = 0, no NaN
+        np.exp(np.subtract(s, row_max, out=s), out=s)
+        total = s.sum(axis=-1, keepdims=True)  # [rows, 1]
+        total[total == 0] = 1  # a fully masked row stays all zeros
+        np.divide(s, total, out=s)
+        if out_dtype == q.dtype:  # s is a view into the weights
+            np.matmul(s, v[b], out=output[b][i : i + rows])  # [rows, n_k] x [n_k, d_v] -> [rows, d_v]
+        else:  # round the float32 block once, into the float16 results
+            weights[b][i : i + rows] = s
+            output[b][i : i + rows] = s @ v[b]  # [rows, n_k] x [n_k, d_v] -> [rows, d_v]
+
+    if weights.size:
+        tasks = [(b, i) for b in np.ndindex(*batch) for i in range(0, n_q, rows)]
+        run_tasks(tasks, block, resolve_threads(threads), weights.size * (d_k + d_v))
     return output, weights
 
 

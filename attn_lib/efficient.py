@@ -17,6 +17,14 @@ The formula as written forms every score at once: n = 32,768 tokens make a 32,76
   `scaled_dot_product_attention` takes this path by itself for long inputs (core's private
   `_attention_blocked`); this function exposes it for any size.
 
+Speed, in plain numpy (issue 29): the blocks of query rows of all heads are independent, so
+`tiled_attention` and `blocked_attention_with_weights` hand them to one thread per core (numpy
+releases the GIL inside its matrix products and ufuncs; `attn_lib._threads`); each thread works in
+place on one cache-sized block of scores (`np.exp(s, out=s)`) and normalises the d_v numbers of an
+output row instead of its n_k weights. The time goes into the two matrix products per block
+(Q K^T and P V, 2 d_k multiply-adds per score for d_v = d_k) and into the passes over each block of
+scores (max, subtract, exp, sum); `benchmarks/attention_speed.py` measures both against PyTorch.
+
 All three compute float16 inputs in float32 (the running max, sum and output of the online softmax
 too) and round the results to float16 once, at the end, as FlashAttention does.
 
@@ -39,8 +47,9 @@ from attn_lib._checks import (
     float_dtype,
     work_dtype,
 )
+from attn_lib._threads import MIN_PARALLEL_WORK, buffer, resolve_threads, run_tasks
+from attn_lib._tiles import _hidden_in_block, plan_blocks
 from attn_lib.core import (
-    _add_float_mask,
     _attention_blocked,
     _check_mask,
     _check_no_overflow,
@@ -69,35 +78,23 @@ def _check_bool(value, name):
     return bool(value)
 
 
-def _hidden_in_block(p0, p1, j0, j1, causal, window, cache=None):
-    """bool [p1 - p0 + 1, j1 - j0]: which keys j0 .. j1-1 the queries at positions p0 .. p1 may not see.
-
-    None when every query of the block may see every key of it (no mask to apply). The pattern depends
-    only on p0 - j0 and the block's size, so `cache` (a dict) keeps the patterns already made.
-    """
-    future = causal and j1 - 1 > p0  # the first query of the block would see a key after itself
-    too_old = window is not None and p1 - j0 >= window  # the last query would see a key outside its window
-    too_new = window is not None and not causal and j1 - 1 - p0 >= window  # two-sided: too far ahead
-    if not (future or too_old or too_new):
-        return None
-    key = (p0 - j0, p1 - p0, j1 - j0)
-    if cache is not None and key in cache:
-        return cache[key]
-    distance = np.arange(p0, p1 + 1)[:, None] - np.arange(j0, j1)  # [bq, 1] - [bk] -> [bq, bk]: p - j
-    hidden = distance < 0 if causal else np.zeros(distance.shape, bool)
-    if window is not None:
-        hidden |= distance >= window if causal else np.abs(distance) >= window
-    if cache is not None:
-        cache[key] = hidden
-    return hidden
+# Default blocks: a [block_q, block_k] block of scores of about one core's L2 cache (1 MiB), at most 512 keys wide
+# (beyond, q @ k^T got slower: OpenBLAS keeps a packed panel of k^T in L2) and 512 rows high.
+_BLOCK_BYTES = 1 << 20
+_MAX_BLOCK = 512
+# Scores within +-_EXP_BOUND need no running max: exp(30) = 1.1e13 is far from float32's largest number
+# (3.4e38) and exp(-30) = 9.4e-14 far from its smallest normal one (1.2e-38); likewise 300 in float64.
+_EXP_BOUND = {np.dtype(np.float32): 30.0, np.dtype(np.float64): 300.0}
 
 
-def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, scale=None, window=None):
+def tiled_attention(
+    q, k, v, mask=None, causal=False, block_q=None, block_k=None, scale=None, window=None, threads=None
+):
     """[..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v] -> output [..., n_q, d_v] (no weights).
 
     Same result as `scaled_dot_product_attention(q, k, v, mask, scale)[0]`, computed block by block
-    with an online softmax, so at most one [..., block_q, block_k] block of scores exists at a time.
-    Only the output is returned: the n_q x n_k weights are exactly what this function avoids forming.
+    with an online softmax, so at most one [block_q, block_k] block of scores per thread exists at a
+    time. Only the output is returned: the n_q x n_k weights are exactly what this function avoids forming.
 
     `causal=True` lets query i see keys 0 .. i + (n_k - n_q): the queries are the last n_q positions
     of the sequence (for n_q == n_k this is `causal_mask(n)`). This bottom-right alignment differs
@@ -113,59 +110,182 @@ def tiled_attention(q, k, v, mask=None, causal=False, block_q=256, block_k=512, 
     or the band |p - j| < W with causal=False (`sliding_window_mask(n, W, causal=False)`). Key
     blocks outside every query's window are never computed: the work grows like n x (W + block_q)
     instead of n^2 / 2.
+
+    Speed. `block_q`, `block_k` default to blocks sized for the CPU cache (512 x 512 scores in
+    float32). `threads` (default: every core this process may use) run the blocks of query rows of
+    all heads in parallel, with BLAS on one thread meanwhile (`attn_lib._threads`); `threads=1`
+    runs them one after another. Inputs below about 50 million multiply-adds (12 heads of n = 180)
+    run in the calling thread, where threads would cost more than they give.
+
+    The online softmax (`_online_softmax`) is the general path. A shortcut (`_softmax_sums`) skips
+    its running maximum when no score can be large enough for exp to overflow: the same
+    mathematics (see `_bounded_heads` for why, and when it applies), about 15 % faster.
     """
     chosen = scale  # None: the default, not worth naming in an overflow's message
     q, k, v, batch, mask, dtype, scale = _prepare(q, k, v, mask, scale)
     causal = _check_bool(causal, "causal")
-    block_q, block_k = check_positive_int(block_q, "block_q"), check_positive_int(block_k, "block_k")
+    block_q = None if block_q is None else check_positive_int(block_q, "block_q")
+    block_k = None if block_k is None else check_positive_int(block_k, "block_k")
     window = None if window is None else check_positive_int(window, "window")
-    n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
+    threads = resolve_threads(threads)
+    n_q, n_k, d_k, d_v = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
+    work = q.dtype  # the dtype to compute in (float32 for float16 inputs)
     offset = n_k - n_q  # query i sits at position offset + i of the sequence
     check_overflow = _may_overflow(q, k, scale)  # usually False: no need to look at every score
-    q, k = np.broadcast_to(q, (*batch, *q.shape[-2:])), np.broadcast_to(k, (*batch, *k.shape[-2:]))  # views
-    q = q * q.dtype.type(scale)  # scaling q (n_q x d_k numbers) is cheaper than scaling every score
     output = np.empty((*batch, n_q, d_v), dtype)  # [..., n_q, d_v]
+    if output.size == 0:
+        return output
+    bounded = _bounded_heads(q, k, v, scale, mask, check_overflow, batch)  # bool [*batch], or None
+    q, k, v = (np.broadcast_to(x, (*batch, *x.shape[-2:])) for x in (q, k, v))  # views, nothing copied
+    scale = work.type(scale)
     patterns = {}  # the masks of blocks on the diagonal or the window's edge, made once per shape
 
-    for i0 in range(0, n_q, block_q):
-        i1 = min(i0 + block_q, n_q)
-        q_blk = q[..., i0:i1, :]  # [..., bq, d_k]
-        # the online-softmax state of each query row: running max, running sum, unnormalised output
-        run_max = np.full((*batch, i1 - i0, 1), -np.inf, q.dtype)  # [..., bq, 1]
-        run_sum = np.zeros((*batch, i1 - i0, 1), q.dtype)  # [..., bq, 1]
-        acc = np.zeros((*batch, i1 - i0, d_v), q.dtype)  # [..., bq, d_v]
-        # the keys some query of this block may see: positions p0 .. p1 see keys k_start .. k_end - 1
-        p0, p1 = offset + i0, offset + i1 - 1
-        k_end = min(n_k, p1 + 1 if causal else n_k if window is None else p1 + window)
-        k_start = 0 if window is None else max(0, p0 - window + 1)
-        for j0 in range(k_start, k_end, block_k):
-            j1 = min(j0 + block_k, k_end)
-            s = q_blk @ np.swapaxes(k[..., j0:j1, :], -1, -2)  # [..., bq, d_k] x [..., d_k, bk] -> [..., bq, bk]
+    # the tasks: one head and one block of query rows each, with the key blocks it reads; costliest first
+    heads = int(np.prod(batch))
+    rows, block_k = _block_sizes(n_q, n_k, work.itemsize, window, block_q, block_k)
+    plans = plan_blocks(n_q, n_k, rows, block_k, causal, window)
+    multiply_adds = heads * sum(cost for cost, *_ in plans) * (d_k + d_v)
+    if block_q is None and threads > 1 and multiply_adds >= MIN_PARALLEL_WORK:
+        while rows > 64 and heads * len(plans) < 4 * threads:  # few heads: smaller blocks, so every thread has work
+            rows //= 2
+            plans = plan_blocks(n_q, n_k, rows, block_k, causal, window)
+    tasks = sorted(((cost, b, *plan) for b in np.ndindex(*batch) for cost, *plan in plans), key=lambda t: -t[0])
+
+    def attend(task, scratch):
+        """One head b, query rows i0 .. i1 - 1: the online softmax over their key blocks, normalised into output."""
+        _, b, i0, i1, key_blocks = task
+        out = output[b][i0:i1]  # [bq, d_v]
+        if not key_blocks:  # causal, more queries than keys: these rows see no key
+            out[...] = 0
+            return
+        p0, p1 = offset + i0, offset + i1 - 1  # the positions of the block's queries
+        # scaling q (bq x d_k numbers) is cheaper than scaling every score
+        q_blk = np.multiply(q[b][i0:i1], scale, out=buffer(scratch, "q", (i1 - i0, d_k), work))  # [bq, d_k]
+
+        def scores(j0, j1):
+            """The block's scores against keys j0 .. j1 - 1, masked, in this thread's scratch block [bq, bk]."""
+            s = np.matmul(q_blk, k[b][j0:j1].T, out=buffer(scratch, "s", (i1 - i0, j1 - j0), work))
             if check_overflow:
-                _check_no_overflow(s, q.dtype, chosen)
+                _check_no_overflow(s, work, chosen)
             hidden = _hidden_in_block(p0, p1, j0, j1, causal, window, patterns)  # None, or bool [bq, bk]
             if hidden is not None:
                 np.copyto(s, -np.inf, where=hidden)  # the future, and keys outside the window
             if mask is not None:
-                m_blk = mask[..., i0:i1, j0:j1]
-                s = np.where(m_blk, s, -np.inf) if m_blk.dtype.kind == "b" else _add_float_mask(s, m_blk)
-            # new running max; a row that has seen only -inf keeps 0 as its reference, so exp gives 0, not NaN
-            new_max = np.maximum(run_max, s.max(axis=-1, keepdims=True))  # [..., bq, 1]
-            ref = np.where(np.isneginf(new_max), 0, new_max)
-            alpha = np.exp(run_max - ref)  # how much the earlier partial sums shrink under the new max
-            p = np.exp(np.subtract(s, ref, out=s), out=s)  # [..., bq, bk], in place: s is not needed again
-            run_sum = run_sum * alpha + p.sum(axis=-1, keepdims=True)
-            acc = acc * alpha + p @ v[..., j0:j1, :]  # [..., bq, bk] x [..., bk, d_v] -> [..., bq, d_v]
-            run_max = new_max
-        # normalise once at the end; a row that saw no key has run_sum = 0 and keeps its zero output
-        if q.dtype == dtype:
-            np.divide(acc, np.where(run_sum > 0, run_sum, 1), out=output[..., i0:i1, :])
-        else:  # float16: rounded once, here
-            output[..., i0:i1, :] = acc / np.where(run_sum > 0, run_sum, 1)
+                _apply_mask(s, mask[b][i0:i1, j0:j1], scratch)
+            return s
+
+        softmax_sums = _softmax_sums if bounded is not None and bounded[b] else _online_softmax
+        acc, total = softmax_sums(scores, v[b], key_blocks, scratch)  # [bq, d_v], [bq, 1]
+        # normalise the output rows once (d_v numbers a row, not the weights); a row that saw no key keeps zeros
+        np.divide(acc, np.where(total > 0, total, 1), out=out)  # float16: rounded once, here
+
+    run_tasks(tasks, attend, threads, multiply_adds)
     return output
 
 
-def blocked_attention_with_weights(q, k, v, mask=None, scale=None, block_bytes=1 << 20):
+def _block_sizes(n_q, n_k, itemsize, window=None, block_q=None, block_k=None):
+    """The blocks tiled_attention uses when block_q, block_k are not given: about _BLOCK_BYTES of scores.
+
+    With a window of W keys each block of queries reads W + block_q - 1 keys, of which each query needs W:
+    blocks of at most W / 4 queries (and at least 64) keep the corners it computes only to mask them small.
+    """
+    block_k = block_k or min(n_k, _MAX_BLOCK)
+    if block_q is None:
+        block_q = max(16, min(_MAX_BLOCK, n_q, _BLOCK_BYTES // (block_k * itemsize)))
+        if window is not None:
+            block_q = min(block_q, max(64, window // 4))
+    return block_q, block_k
+
+
+def _online_softmax(scores, v, key_blocks, scratch):
+    """The online softmax of one block of query rows -> (unnormalised output o [bq, d_v], sum l [bq, 1]).
+
+    For each block of keys (notebook 10, section 3), with s = scores(j0, j1):
+        m_new = max(m, max_j s_j),  alpha = exp(m - m_new),
+        l = alpha l + sum_j exp(s_j - m_new),  o = alpha o + exp(s - m_new) @ v_j.
+    In place: s is exponentiated where it lies (it is not needed again).
+    """
+    run_max = run_sum = acc = None
+    for j0, j1 in key_blocks:
+        s = scores(j0, j1)  # [bq, bk]
+        new_max = s.max(axis=-1, keepdims=True)  # [bq, 1]
+        if run_max is not None:
+            np.maximum(new_max, run_max, out=new_max)
+        # a row that has seen only -inf keeps 0 as its reference, so exp gives 0, not NaN
+        ref = np.where(np.isneginf(new_max), 0, new_max)
+        p = np.exp(np.subtract(s, ref, out=s), out=s)  # [bq, bk]
+        if acc is None:  # the first block: nothing to rescale
+            acc = np.matmul(p, v[j0:j1], out=buffer(scratch, "acc", (s.shape[0], v.shape[-1]), s.dtype))
+            run_sum = p.sum(axis=-1, keepdims=True)
+        else:
+            alpha = np.exp(run_max - ref)  # how much the earlier partial sums shrink under the new max
+            run_sum *= alpha
+            run_sum += p.sum(axis=-1, keepdims=True)
+            acc *= alpha
+            acc += np.matmul(p, v[j0:j1], out=buffer(scratch, "pv", acc.shape, acc.dtype))  # [bq, bk] x [bk, d_v]
+        run_max = new_max
+    return acc, run_sum
+
+
+def _softmax_sums(scores, v, key_blocks, scratch):
+    """The online softmax without its running maximum, for scores known to lie within +-_EXP_BOUND.
+
+    softmax(s)_j = exp(s_j - m) / sum_i exp(s_i - m) for any m: the running max m only keeps exp from
+    overflowing. When every score lies in [-B, B] (B = 30 in float32), exp(s) lies in [e^-30, e^30],
+    so the sums l = sum_j exp(s_j) and o = sum_j exp(s_j) v_j can be added up directly: one pass over
+    each block of scores (exp) instead of four (max, subtract, exp, and the rescaling by alpha).
+    """
+    acc = run_sum = None
+    for j0, j1 in key_blocks:
+        s = scores(j0, j1)  # [bq, bk]
+        p = np.exp(s, out=s)
+        if acc is None:
+            acc = np.matmul(p, v[j0:j1], out=buffer(scratch, "acc", (s.shape[0], v.shape[-1]), s.dtype))
+            run_sum = p.sum(axis=-1, keepdims=True)
+        else:
+            acc += np.matmul(p, v[j0:j1], out=buffer(scratch, "pv", acc.shape, acc.dtype))  # [bq, bk] x [bk, d_v]
+            run_sum += p.sum(axis=-1, keepdims=True)
+    return acc, run_sum
+
+
+def _bounded_heads(q, k, v, scale, mask, check_overflow, batch):
+    """bool [*batch]: the heads whose scores all lie within +-B (B = _EXP_BOUND), so `_softmax_sums` applies.
+
+    Why it is exact. Cauchy-Schwarz bounds every score: |scale q_i . k_j| <= scale |q_i| |k_j| <= scale
+    max_i |q_i| max_j |k_j|. When that is at most B, exp(s) lies in [e^-B, e^B] for every score, and
+    dividing by the sum gives the same weights as the running max would (the factor e^-m cancels), up
+    to rounding. Checked besides: the sums cannot overflow (e^B n_k max|v| far below the dtype's largest
+    number), and v is not so tiny that e^-B |v| would lose digits below the smallest normal number.
+    None (the general path everywhere) for a float mask, whose finite large negative values (-1e9) must
+    keep their meaning of "uniform weights when every key has one", and for inputs that may overflow.
+    """
+    bound = _EXP_BOUND.get(q.dtype)
+    if bound is None or check_overflow or v.size == 0 or (mask is not None and mask.dtype.kind != "b"):
+        return None
+    # per head of q, k, v in their own batch shapes (not broadcast), then broadcast to [*batch]
+    q_norm = np.sqrt(np.einsum("...ij,...ij->...i", q, q).max(axis=-1).astype(np.float64))
+    k_norm = np.sqrt(np.einsum("...ij,...ij->...i", k, k).max(axis=-1).astype(np.float64))
+    v_max = np.maximum(v.max(axis=(-2, -1)), -v.min(axis=(-2, -1))).astype(np.float64)  # max |v|, no copy of v
+    info, n_k = np.finfo(q.dtype), k.shape[-2]
+    with np.errstate(over="ignore"):
+        small_scores = q_norm * k_norm * float(scale) <= bound
+        no_overflow = np.exp(bound) * n_k * v_max < float(info.max) / 16
+        no_underflow = v_max * info.eps >= n_k * float(info.smallest_subnormal) * np.exp(bound)
+    return np.broadcast_to(small_scores & no_overflow & no_underflow, batch)
+
+
+def _apply_mask(s, m, scratch):
+    """In place on a block of scores s: a boolean mask block hides (False -> -inf), a float one is added."""
+    if m.dtype.kind == "b":
+        np.copyto(s, -np.inf, where=np.logical_not(m, out=buffer(scratch, "hidden", s.shape, np.bool_)))
+    else:
+        with np.errstate(over="ignore"):  # an overflow is found and named below
+            np.add(s, m, out=s)
+        if np.isposinf(s).any():
+            raise ValueError(f"scores + mask overflowed to +inf in {s.dtype}; the float mask's values are too large")
+
+
+def blocked_attention_with_weights(q, k, v, mask=None, scale=None, block_bytes=1 << 20, threads=None):
     """[..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v] -> output [..., n_q, d_v], weights [..., n_q, n_k].
 
     The result of `scaled_dot_product_attention`, computed one head and a few query rows at a time:
@@ -173,11 +293,12 @@ def blocked_attention_with_weights(q, k, v, mask=None, scale=None, block_bytes=1
     place while it is still in the CPU cache, then multiplied by V. The weights are written straight
     into the preallocated result, so no n_q x n_k temporary exists besides the weights themselves.
     `scaled_dot_product_attention` takes this path by itself for long inputs; this function exposes
-    it for any size and block size (for tests and benchmarks).
+    it for any size and block size (for tests and benchmarks). `threads` as in `tiled_attention`.
     """
     q, k, v, batch, mask, dtype, scale = _prepare(q, k, v, mask, scale)
     block_bytes = check_positive_int(block_bytes, "block_bytes")
-    return _attention_blocked(q, k, v, mask, q.dtype.type(scale), batch, block_bytes=block_bytes, out_dtype=dtype)
+    threads = resolve_threads(threads)
+    return _attention_blocked(q, k, v, mask, q.dtype.type(scale), batch, block_bytes, dtype, threads)
 
 
 class KVCache:

@@ -1,15 +1,16 @@
 """Which kernel PyTorch's CPU scaled_dot_product_attention runs, and what that does to the comparison with numpy.
 
     python benchmarks/torch_sdpa_paths.py              # n = 1024 and 2048, about 2-4 minutes on 2 cores
-    python benchmarks/torch_sdpa_paths.py --quick      # n = 256, 2 repetitions: a smoke run
+    python benchmarks/torch_sdpa_paths.py --quick      # n = 256, one round: a smoke run
     python benchmarks/torch_sdpa_paths.py --threads 1  # numpy's BLAS and PyTorch on one thread each
 
-benchmarks/attention_speed.py hands PyTorch the heads as a 3-D array [h, n, d_k]. For such inputs PyTorch's
-CPU SDPA falls back to its unfused "math" kernel, which forms the whole n x n matrix, like the plain formula;
-the same numbers as a 4-D array [1, h, n, d_k] (a batch of one) go to its fused CPU kernel, an online softmax
-over blocks like attn_lib's tiled_attention. This script times both next to attn_lib's two exact paths, on the
-same float32 inputs (h = 12, d_k = 64), interleaved round-robin so that a busy machine slows them all alike,
-and records the kernel PyTorch ran (from its profiler) and the thread counts of both libraries.
+PyTorch's CPU SDPA runs its unfused "math" kernel for a 3-D array [h, n, d_k], which forms the whole n x n
+matrix, like the plain formula; the same numbers as a 4-D array [1, h, n, d_k] (a batch of one, the shape
+models use) go to its fused CPU kernel, an online softmax over blocks like attn_lib's tiled_attention. This
+script times both next to attn_lib's two exact paths on the same float32 inputs (h = 12, d_k = 64), each
+method in a process of its own (benchmarks/own_process.py: numpy's and PyTorch's thread pools slow each
+other down in one process), rotating the order each round, and records the kernel PyTorch ran (from its
+profiler, in PyTorch's process) and the thread counts of both libraries.
 Writes benchmarks/results/torch_sdpa_paths.md (torch_sdpa_paths_<k>threads.md with --threads k). Exits with
 status 1 when PyTorch is missing, when the kernels are not the ones named above (the notebook's text would
 then be out of date), or when an output differs from PyTorch's by more than 1e-5.
@@ -17,11 +18,11 @@ then be out of date), or when an output differs from PyTorch's by more than 1e-5
 
 import argparse
 import ctypes
-import gc
+import importlib.util
 import os
 import platform
+import subprocess
 import sys
-import time
 from pathlib import Path
 
 if "--threads" in sys.argv[:-1]:  # BLAS reads its thread count once, when numpy is imported: set it first
@@ -29,15 +30,7 @@ if "--threads" in sys.argv[:-1]:  # BLAS reads its thread count once, when numpy
         os.environ[_var] = sys.argv[sys.argv.index("--threads") + 1]
 
 import numpy as np  # noqa: E402
-
-from attn_lib import causal_mask, scaled_dot_product_attention  # noqa: E402
-from attn_lib.efficient import tiled_attention  # noqa: E402
-
-try:  # a cross-check only, never a dependency of the course
-    import torch
-    from torch.profiler import ProfilerActivity, profile
-except ImportError:
-    torch = None
+from own_process import alternate, median  # noqa: E402
 
 H, D_K = 12, 64
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -59,109 +52,83 @@ def openblas_threads():
     return None
 
 
-def torch_kernel(q, k, v, causal):
-    """The name of the SDPA kernel PyTorch runs for these inputs, read from its profiler."""
-    with profile(activities=[ProfilerActivity.CPU]) as prof, torch.no_grad():
-        torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
-    names = {event.key for event in prof.key_averages()}
-    kernels = sorted(name for name in names if name.startswith("aten::_scaled_dot_product"))
-    return kernels[0] if kernels else "unknown"
+#: the names of this script's table -> the methods of own_process.py
+METHODS = {
+    "attn_lib sdpa": "attn_lib sdpa",
+    "attn_lib tiled": "tiled",
+    "torch 3-D [h, n, d_k]": "torch math",
+    "torch 4-D [1, h, n, d_k]": "torch fused",
+}
 
 
-def methods_for(q, k, v, causal):
-    """name -> zero-argument function returning the output [h, n, d_k] as a numpy array."""
-    mask = causal_mask(q.shape[-2]) if causal else None
-    methods = {
-        "attn_lib sdpa": lambda: scaled_dot_product_attention(q, k, v, mask=mask)[0],
-        "attn_lib tiled": lambda: tiled_attention(q, k, v, causal=causal),
-    }
-    tq, tk, tv = (torch.from_numpy(x) for x in (q, k, v))  # [h, n, d_k]: 3-D, as attention_speed.py passes them
-    bq, bk, bv = (x[None] for x in (tq, tk, tv))  # [1, h, n, d_k]: the same numbers, a batch of one
-
-    def torch_3d():
-        with torch.no_grad():
-            return torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=causal).numpy()
-
-    def torch_4d():
-        with torch.no_grad():
-            return torch.nn.functional.scaled_dot_product_attention(bq, bk, bv, is_causal=causal)[0].numpy()
-
-    methods["torch 3-D [h, n, d_k]"] = torch_3d
-    methods["torch 4-D [1, h, n, d_k]"] = torch_4d
-    kernels = {
-        "3-D [h, n, d_k]": torch_kernel(tq, tk, tv, causal),
-        "4-D [1, h, n, d_k]": torch_kernel(bq, bk, bv, causal),
-    }
-    return methods, kernels
-
-
-def timed(fn):
-    gc.collect()
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
-def bench(n, causal, reps, rng):
-    q, k, v = (rng.standard_normal((H, n, D_K), dtype=np.float32) for _ in range(3))
-    methods, kernels = methods_for(q, k, v, causal)
-    names = list(methods)
-    outputs = {name: methods[name]() for name in names}  # warm-up, and the outputs for the cross-check
-    times = {name: [] for name in names}
-    for rep in range(reps):
-        for name in names[rep % len(names) :] + names[: rep % len(names)]:  # rotate the order
-            times[name].append(timed(methods[name]))
-    reference = outputs["torch 4-D [1, h, n, d_k]"]
+def bench(n, causal, rounds, reps, threads):
+    got = alternate(list(METHODS.values()), n, causal, rounds, reps, threads=threads, outputs=True)
+    reference = got["outputs"]["torch fused"]
     return {
         "n": n,
         "causal": causal,
-        "reps": reps,
-        "median_ms": {name: float(np.median(t)) * 1e3 for name, t in times.items()},
-        "kernels": kernels,
-        "max_diff": max(float(np.abs(out - reference).max()) for out in outputs.values()),
+        "reps": rounds * reps,
+        "median_ms": {name: median(got["times"][method]) * 1e3 for name, method in METHODS.items()},
+        "kernels": {
+            "3-D [h, n, d_k]": got["kernel"]["torch math"],
+            "4-D [1, h, n, d_k]": got["kernel"]["torch fused"],
+        },
+        "torch_threads": got["threads"]["torch fused"],
+        "max_diff": max(float(np.abs(out - reference).max()) for out in got["outputs"].values()),
+        "load": got["load"],
     }
+
+
+def torch_config():
+    """PyTorch's version, thread count and BLAS, asked in a process of its own (PyTorch is never imported here)."""
+    code = (
+        "import torch; c = torch.__config__.show();"
+        "print(torch.__version__, torch.get_num_threads(),"
+        " c.split('BLAS_INFO=')[1].split(',')[0] if 'BLAS_INFO=' in c else 'unknown')"
+    )
+    version, threads, blas = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    return version, threads, blas
 
 
 def environment(args):
     blas = np.show_config(mode="dicts").get("Build Dependencies", {}).get("blas", {})
     env = {key: value for key, value in os.environ.items() if key.startswith(("OPENBLAS", "OMP_", "MKL_"))}
-    config = torch.__config__.show()
-    torch_blas = config.split("BLAS_INFO=")[1].split(",")[0] if "BLAS_INFO=" in config else "unknown"
+    version, threads, torch_blas = torch_config()
     return [
-        f"python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__}",
+        f"python {platform.python_version()}, numpy {np.__version__}, torch {version}",
         f"cpu count {os.cpu_count()}, load average at start {os.getloadavg()[0]:.1f}",
         f"thread/BLAS environment variables: {env or 'none set'}",
         f"numpy's BLAS: {blas.get('name')} {blas.get('version')}, {openblas_threads()} threads",
-        f"PyTorch: {torch.get_num_threads()} threads, BLAS {torch_blas}"
+        f"PyTorch: {args.threads or threads} threads, BLAS {torch_blas}"
         + (f" (--threads {args.threads})" if args.threads else ""),
+        "each method in a process of its own (benchmarks/own_process.py), the order rotated each round",
     ]
 
 
 def table(rows):
     names = list(rows[0]["median_ms"])
-    head = ["n", "mask", *(f"{name} ms" for name in names), "max abs diff", "reps"]
+    head = ["n", "mask", *(f"{name} ms" for name in names), "max abs diff", "calls", "load before / after"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         cells = [str(row["n"]), "causal" if row["causal"] else "none"]
         cells += [f"{row['median_ms'][name]:.1f}" for name in names]
-        cells += [f"{row['max_diff']:.1e}", str(row["reps"])]
+        cells += [f"{row['max_diff']:.1e}", str(row["reps"]), f"{row['load'][0]:.2f} / {row['load'][1]:.2f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="n = 256, 2 repetitions (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="n = 256, one round (a smoke run)")
     parser.add_argument("--threads", type=int, help="threads for numpy's BLAS and PyTorch (default: unchanged)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for the results file")
     args = parser.parse_args(argv)
-    if torch is None:
+    if importlib.util.find_spec("torch") is None:
         print("PyTorch is not installed: nothing to compare (pip install torch, for this benchmark only)")
         return 1
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    rng = np.random.default_rng(0)
-    sizes, reps = ((256,), 2) if args.quick else ((1024, 2048), 5)
+    sizes, rounds, reps = ((256,), 1, 2) if args.quick else ((1024, 2048), 3, 2)
     command = "python benchmarks/torch_sdpa_paths.py " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = ["# PyTorch's CPU attention kernels against attn_lib", "", f"Command: `{command.strip()}`", ""]
     lines += [f"- {line}" for line in environment(args)]
@@ -169,7 +136,7 @@ def main(argv=None):
     rows = []
     for n in sizes:
         for causal in (False, True):
-            rows.append(bench(n, causal, reps, rng))
+            rows.append(bench(n, causal, rounds, reps, args.threads))
             print(table(rows)[-1], flush=True)
     kernels = {layout: sorted({row["kernels"][layout] for row in rows}) for layout in EXPECTED_KERNELS}
     kernels_ok = all(kernels[layout] == [name] for layout, name in EXPECTED_KERNELS.items())

@@ -135,6 +135,19 @@ def test_linear_sums_more_accurately_than_one_float32_product():
     assert np.abs(lm.linear(h[:, :100], w[:100]) - exact_part(h, w, 100)).max() < 1e-4  # K not a multiple of 64
 
 
+def test_products_split_over_threads_give_the_columns_of_one_product(smollm, monkeypatch):
+    rng = np.random.default_rng(1)
+    h, w = rng.standard_normal((16, 576)), rng.standard_normal((576, 1536 + 64 * 3 + 5)).astype(np.float32)
+    split = lm.linear(h, w)  # 16 x 576 x 1733 multiply-adds: above PARALLEL_PRODUCT, in column blocks
+    monkeypatch.setattr(lm, "PARALLEL_PRODUCT", float("inf"))  # every product in one piece
+    whole = lm.linear(h, w)
+    assert np.abs(split - whole).max() <= 1e-6 * np.abs(whole).max(), "a column block must be that block of the product"
+    ids = smollm.encode("The capital of France is")
+    one_piece = lm.forward(smollm, ids)
+    monkeypatch.undo()
+    assert np.abs(lm.forward(smollm, ids) - one_piece).max() <= 1e-5, "threads must not change the logits"
+
+
 def exact_part(h, w, k):
     return h[:, :k].astype(np.float32).astype(np.float64) @ w[:k].astype(np.float64)
 

@@ -10,6 +10,7 @@
     bert             notebook 09: a BERT encoder's forward pass on attn_lib's multi-head attention
     pretrained       notebook 09: all-MiniLM-L6-v2 loaded and run in numpy
     head_types       notebook 09: the real model's heads sorted by a computed rule
+    speed_table      notebook 10: tiled_attention against PyTorch's fused kernel, one run's figures (data/)
     lm_corpus        notebook 12: the generated corpus of a model that writes (01's weather, 08's cities, templates)
     tiny_lm          notebook 12: a tiny decoder-only language model, backward written out, a KV-cache step
     lm_training      notebook 12: training it (AdamW, the best validation checkpoint), test loss, blank accuracy

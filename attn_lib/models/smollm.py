@@ -28,6 +28,14 @@ where plain float32 numpy is within 1.2e-4 and transformers' float32 model withi
 the float32 logits of numpy and transformers agree to about 1e-4, and no closer: it is transformers' own
 rounding). The blocks cost no time: 64-wide products keep their operands in the CPU's cache.
 
+Threads. The model's products are small (at most 576 x 1536 for 16 tokens; the unembedding 576 x 49,152):
+BLAS's own threads gain little on them and, on a busy machine, spin against other work for the same cores
+(on 2 cores at a load of 2-3: a 16-token forward pass took 0.56-4.3 s with numpy's two BLAS threads, 0.14 s
+with one). So `forward` runs with BLAS on one thread (attn_lib._threads, as tiled_attention does) and
+splits each product of at least PARALLEL_PRODUCT multiply-adds into column blocks of a multiple of 64,
+one per core, in the course's pool of threads (numpy releases the GIL in matrix products). Each column is
+the same sum of the same float32 products either way (tests/test_smollm.py compares the two).
+
 The seams: `forward` and `generate` take ``attention=`` (a function with scaled_dot_product_attention's
 contract, e.g. a learner's own from notebooks 04-05, run inside grouped_attention on the 3 groups of 3
 query heads) or ``grouped=`` (a grouped-query attention function as in notebook 11, called as
@@ -35,6 +43,7 @@ query heads) or ``grouped=`` (a grouped-query attention function as in notebook 
 attend; it returns (output [9, n_q, 64], weights [9, n_q, n_k])).
 """
 
+import contextlib
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -42,7 +51,8 @@ from importlib import resources
 import numpy as np
 
 from attn_lib._checks import _describe, check_positive_int
-from attn_lib.block import _rms_norm, _swiglu
+from attn_lib._threads import ThreadpoolController, _executor, blas_single_thread, default_threads
+from attn_lib.block import _rms_norm, silu
 from attn_lib.efficient import KVCache
 from attn_lib.grouped import grouped_attention
 from attn_lib.models.fetch import SMOLLM2, find_model_files
@@ -53,6 +63,7 @@ from attn_lib.sampling import greedy
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BLOCK = 64  # the inner dimension is summed in float32 blocks of this many products (see "Precision")
+PARALLEL_PRODUCT = 2_000_000  # multiply-adds from which a product is split over the cores (see "Threads")
 
 
 @dataclass(frozen=True)
@@ -171,7 +182,24 @@ def read_model(path):
             else:
                 key = {"token_embd.weight": "embedding", "output_norm.weight": "final_norm"}[info.name]
                 params[key] = _read_param(f, info, transpose=False)
+    params["layers"] = [_fused(layer) for layer in params["layers"]]
     return SmolLM(config, params, tokenizer, tuple(infos), scalars, path)
+
+
+#: Matrices that multiply the same input, kept side by side in one array so that one product computes them
+#: all (fewer, larger products); each keeps its own name as a view into that array.
+_FUSED = {"w_qkv": ("w_q", "w_k", "w_v"), "w_gate_up": ("w_gate", "w_up")}
+
+
+def _fused(layer):
+    """A block's weights with W_Q | W_K | W_V and W_gate | W_up each in one array, the parts views into it."""
+    layer = {key: w for key, w in layer.items() if key not in _FUSED}
+    for fused, parts in _FUSED.items():
+        layer[fused] = np.concatenate([layer[part] for part in parts], axis=1)  # [d, sum of the parts' widths]
+        edges = np.cumsum([0] + [layer[part].shape[1] for part in parts])
+        for part, start, stop in zip(parts, edges[:-1], edges[1:], strict=True):
+            layer[part] = layer[fused][:, start:stop]  # a view: the same numbers, stored once
+    return layer
 
 
 def load_smollm(download=True, verify=True):
@@ -195,7 +223,7 @@ def load_smollm(download=True, verify=True):
 # --- the forward pass ---------------------------------------------------------------------------------
 
 
-def linear(h, w):
+def _product(h, w):
     """[n, K] (any float), float32 [K, m] -> float64 [n, m]: h @ w as float32 products, summed in float32
     blocks of BLOCK along K, the blocks added in float64 (see "Precision" above).
 
@@ -208,6 +236,35 @@ def linear(h, w):
     blocks = h.reshape(n, K // BLOCK, BLOCK).transpose(1, 0, 2)  # [n, K] -> [B, n, BLOCK]
     partial = np.matmul(blocks, w.reshape(K // BLOCK, BLOCK, -1))  # [B, n, BLOCK] x [B, BLOCK, m] -> [B, n, m]
     return partial.sum(axis=0, dtype=np.float64)  # [n, m]
+
+
+def _in_columns(product, h, w, dtype):
+    """product(h, w[:, columns]) for column blocks of w, one per core, in threads -> the [n, m] result."""
+    n, m = h.shape[0], w.shape[1]
+    parts = min(default_threads(), m // BLOCK) if ThreadpoolController is not None else 1
+    if parts < 2 or n * h.shape[1] * m < PARALLEL_PRODUCT:
+        return product(h, w)
+    out = np.empty((n, m), dtype)
+    edges = [m * i // parts // BLOCK * BLOCK for i in range(parts)] + [m]  # [0, ..., m]: blocks of BLOCK columns
+
+    def part(i):
+        out[:, edges[i] : edges[i + 1]] = product(h, w[:, edges[i] : edges[i + 1]])
+
+    futures = [_executor(parts - 1).submit(part, i) for i in range(1, parts)]
+    part(0)  # the calling thread takes the first block
+    for future in futures:
+        future.result()
+    return out
+
+
+def linear(h, w):
+    """[n, K] (any float), float32 [K, m] -> float64 [n, m]: the model's product (see "Precision", "Threads")."""
+    return _in_columns(_product, h, w, np.float64)
+
+
+def _unembed(x, embedding):
+    """[n, d] -> float32 logits [n, V] = x E^T (one float32 product, as transformers computes it)."""
+    return _in_columns(lambda a, b: a @ b, x.astype(embedding.dtype), embedding.T, embedding.dtype)
 
 
 def visible(n_q, n_k):
@@ -239,9 +296,11 @@ def attention_block(h, layer, cfg, positions, cache, attention=None, grouped=Non
 
     With a cache, this step's keys and values are appended to it and the queries attend over all of it.
     """
-    q = rope(split_heads(linear(h, layer["w_q"]), cfg.n_heads), positions, cfg.rope_base)  # [n, 576] -> [9, n, 64]
-    k = rope(split_heads(linear(h, layer["w_k"]), cfg.n_kv_heads), positions, cfg.rope_base)  # [n, 192] -> [3, n, 64]
-    v = split_heads(linear(h, layer["w_v"]), cfg.n_kv_heads)  # [n, 192] -> [3, n, 64]
+    d_q, d_kv = layer["w_q"].shape[1], layer["w_k"].shape[1]  # 576, 192
+    q, k, v = np.split(linear(h, layer["w_qkv"]), [d_q, d_q + d_kv], axis=1)  # h [W_Q | W_K | W_V]: one product
+    q = rope(split_heads(q, cfg.n_heads), positions, cfg.rope_base)  # [n, 576] -> [9, n, 64]
+    k = rope(split_heads(k, cfg.n_kv_heads), positions, cfg.rope_base)  # [n, 192] -> [3, n, 64]
+    v = split_heads(v, cfg.n_kv_heads)  # [n, 192] -> [3, n, 64]
     if cache is not None:
         cache.append(k, v)  # stored as float32; every earlier step's keys and values are already there
         k, v = cache.keys[:, : cache.length], cache.values[:, : cache.length]  # [3, n_k, 64]
@@ -257,7 +316,8 @@ def decoder_block(x, layer, cfg, positions, cache, attention=None, grouped=None)
     attn, weights = attention_block(h, layer, cfg, positions, cache, attention, grouped)
     x = x + attn  # [n, d]
     h = _rms_norm(x, layer["ffn_norm"], cfg.rms_eps)  # [n, d]
-    return x + _swiglu(h, layer["w_gate"], layer["w_up"], layer["w_down"], matmul=linear), weights  # [n, d]
+    gate, up = np.split(linear(h, layer["w_gate_up"]), 2, axis=1)  # h [W_gate | W_up]: one product, [n, 2 d_ff]
+    return x + linear(silu(gate) * up, layer["w_down"]), weights  # block.swiglu's formula: [n, d_ff] -> [n, d]
 
 
 def new_cache(model, capacity):
@@ -276,7 +336,7 @@ def as_float64(model):
     params = {
         "embedding": model.params["embedding"].astype(np.float64),
         "final_norm": model.params["final_norm"].astype(np.float64),
-        "layers": [{key: w.astype(np.float64) for key, w in layer.items()} for layer in model.params["layers"]],
+        "layers": [_fused({key: w.astype(np.float64) for key, w in layer.items()}) for layer in model.params["layers"]],
     }
     return SmolLM(model.config, params, model.tokenizer, model.tensors, model.metadata, model.path)
 
@@ -316,14 +376,14 @@ def forward(model, ids, *, cache=None, attention=None, grouped=None, last_only=F
     positions = start + np.arange(len(ids))  # [n]
     x = params["embedding"][ids].astype(np.float64)  # [n] -> [n, d]: the residual stream, float64
     all_weights = []
-    for i, layer in enumerate(params["layers"]):
-        cache_i = None if cache is None else cache[i]
-        x, weights = decoder_block(x, layer, cfg, positions, cache_i, attention, grouped)
-        if keep_weights:
-            all_weights.append(weights.astype(np.float32))  # [9, n, n_k]
-    x = _rms_norm(x[-1:] if last_only else x, params["final_norm"], cfg.rms_eps)  # [n, d] (or [1, d])
-    embedding = params["embedding"]  # [V, d]
-    logits = x.astype(embedding.dtype) @ embedding.T  # [n, d] x [d, V] -> [n, V]: the tied unembedding
+    with blas_single_thread() if ThreadpoolController is not None else contextlib.nullcontext():
+        for i, layer in enumerate(params["layers"]):
+            cache_i = None if cache is None else cache[i]
+            x, weights = decoder_block(x, layer, cfg, positions, cache_i, attention, grouped)
+            if keep_weights:
+                all_weights.append(weights.astype(np.float32))  # [9, n, n_k]
+        x = _rms_norm(x[-1:] if last_only else x, params["final_norm"], cfg.rms_eps)  # [n, d] (or [1, d])
+        logits = _unembed(x, params["embedding"])  # [n, d] x [d, V] -> [n, V]: the tied unembedding
     return (logits, all_weights) if keep_weights else logits
 
 
