@@ -184,7 +184,8 @@ def report(med, summary, kinds, loads, args, waited):
         lines.append(f"| {k} | {' | '.join(cells)} |")
     lines += ["", "| budget | measured | target | met |", "|---|---|---|---|"]
     for name, value, target, ok in budgets(summary):
-        lines.append(f"| {name} | {value} | {target} | {'yes' if ok else 'no'} |")
+        met = "—" if target == "(reported)" else "yes" if ok else "no"
+        lines.append(f"| {name} | {value} | {target} | {met} |")
     lines += ["", f"Peak resident memory of the numpy worker: {summary['peak_rss_mib']:.0f} MiB. The same {N_NEW}"
               f" greedy tokens in every run, numpy and PyTorch: {summary['same_tokens']}."]  # fmt: skip
     return "\n".join(lines) + "\n"
