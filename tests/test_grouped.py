@@ -5,6 +5,8 @@ repeated with np.repeat (written here, not with attn_lib.grouped.repeat_kv), and
 plain loops. PyTorch's enable_gqa=True is in test_grouped_torch.py.
 """
 
+import re
+
 import numpy as np
 import pytest
 import reference as ref
@@ -271,12 +273,17 @@ def test_grouped_kv_cache_bad_input_and_atomic_steps():
 
 
 def test_the_published_configurations_are_consistent():
-    from attn_lib.models.configs import CONFIGS, FALCON_7B, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B, OPT_13B
+    from attn_lib.models.configs import CONFIGS, FALCON_7B, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B, OPT_13B, source_note
 
     for config in CONFIGS:
         assert config.n_heads * config.d_head == config.d_model, config.name
         assert config.n_heads % config.n_kv_heads == 0, config.name
         assert config.source, config.name
+        assert source_note(config, "en") == config.source, f"{config.name}: the English note is the source as it is"
+        zh = source_note(config, "zh")
+        assert zh.endswith("出处：" + config.source) and re.search("[\u4e00-\u9fff]", zh.split("出处：")[0]), (
+            f"{config.name}: the Chinese note should say in Chinese what the source shows, then cite it: {zh!r}"
+        )
     assert [c.kind for c in (LLAMA2_7B, OPT_13B, LLAMA2_70B, MISTRAL_7B, FALCON_7B)] == [
         "MHA",
         "MHA",

@@ -19,7 +19,9 @@ CODE_WORDS = {
     "download", "deps", "Var", "Token", "PyTorch", "GPU", "CPU", "MiniLM", "GiB", "MiB", "KiB",
     "MHA", "GQA", "MQA", "Llama", "Mistral", "Falcon",  # the glossary's abbreviations and model names (notebook 11)
     "top", "Hugging", "Face", "TopKLogitsWarper", "TopPLogitsWarper",  # the samplers and their reference (notebook 12)
-    "RMSNorm", "LayerNorm", "SwiGLU", "GeGLU", "GLU", "SiLU", "GELU", "UTF", "SmolLM", "Instruct",  # notebook 13
+    "GPT", "NeoX", "LLaMA", "RMSNorm",  # code families notebook 07's checkers name, unquoted (notebooks/zh/STYLE.md)
+    "OPT", "PagedAttention",  # a model and a method notebook 11's notes on its configurations name
+    "LayerNorm", "SwiGLU", "GeGLU", "GLU", "SiLU", "GELU", "UTF", "SmolLM", "Instruct",  # notebook 13
     "eps", "gain", "beta",  # the names of RMSNorm's and LayerNorm's arguments
 }  # fmt: skip
 
@@ -104,3 +106,38 @@ def test_language_choice():
             i18n.set_language("fr")
     finally:
         i18n.set_language(before)
+
+
+# --- pad(): printed tables that line up with Chinese in them ------------------------------------------------
+
+
+def test_display_width_counts_a_chinese_character_as_two_columns():
+    assert i18n.display_width("模型") == 4 and i18n.display_width("d_model") == 7
+    assert i18n.display_width("（eps）") == 7 and i18n.display_width("＿") == 2  # full-width forms are wide
+    assert i18n.display_width("L·(W−1)+1") == 9, "ambiguous-width signs (·, −) take one column"
+    assert i18n.display_width("e\u0301") == 1, "a combining accent takes no column"
+    assert i18n.display_width(12.5) == 4, "anything else is measured as str() of it"
+
+
+def test_pad_fills_to_display_columns():
+    assert (
+        i18n.pad("模型", 6) == "模型  "
+        and i18n.pad("模型", 6, ">") == "  模型"
+        and i18n.pad("模型", 7, "^") == " 模型  "
+    )
+    assert i18n.pad("model", 8) == f"{'model':<8}" and i18n.pad("model", 8, ">") == f"{'model':>8}"
+    assert i18n.pad("x", 4, "^") == f"{'x':^4}", "centred like format(): the extra space goes to the right"
+    assert i18n.pad("训练好的模型", 4) == "训练好的模型", "text wider than the column comes back unchanged"
+    assert i18n.pad({"烤鸭": 6}, 14) == "{'烤鸭': 6}   "
+    rows = [i18n.pad(a, 12) + i18n.pad(b, 6, ">") for a, b in (("模型", "层数"), ("Llama 2 7B", "32"))]
+    assert len({i18n.display_width(row) for row in rows}) == 1
+    assert len({len(f"{a:<12}{b:>6}") for a, b in (("模型", "层数"), ("Llama 2 7B", "32"))}) == 1, (
+        "format() pads by characters"
+    )
+
+
+def test_pad_refuses_a_bad_alignment_or_width():
+    with pytest.raises(ValueError, match="align='left' is not one of"):
+        i18n.pad("模型", 6, "left")
+    with pytest.raises(TypeError, match="width=6.0 must be an int"):
+        i18n.pad("模型", 6.0)

@@ -9,6 +9,7 @@ English and Chinese side by side, so that a sentence changed in one language is 
     generation           notebook 12's pictures and sampling widget
     language_model       notebook 13's pictures (the real language model)
     models               the model fetcher's messages (attn_lib.models.fetch)
+    configs              notebook 11's notes on the published model configurations it prints
     check                the learner's readiness check (python -m attn_lib.check)
     exercises_shared     the diagnoses several checkers share (attn_lib.exercises.diagnose, .mistakes)
     exercises_<topic>    each checker module's own words (counting, basics, attention, multihead,
@@ -16,11 +17,15 @@ English and Chinese side by side, so that a sentence changed in one language is 
                          budget, language_model)
 
 Nothing else hard-codes UI text. Pick the language per call with ``lang="zh"``, or once per notebook with
-``set_language("zh")``; ``t(key, **fields)`` fills in the ``{fields}``.
+``set_language("zh")``; ``t(key, **fields)`` fills in the ``{fields}``. A table a notebook prints lines up its
+columns with ``pad(text, width)``, which counts a Chinese character as two columns, as a terminal draws it.
 """
+
+import unicodedata
 
 from attn_lib.i18n import (
     check,
+    configs,
     diagrams,
     exercises_attention,
     exercises_basics,
@@ -52,6 +57,7 @@ AREAS = (
     generation,
     language_model,
     models,
+    configs,
     check,
     exercises_shared,
     exercises_counting,
@@ -108,3 +114,33 @@ def t(key, lang=None, **fields):
     """The string `key` in `lang` (default: the current language), with `fields` filled in."""
     lang = get_language() if lang is None else check_language(lang)
     return STRINGS[lang][key].format(**fields)
+
+
+def display_width(text):
+    """How many columns `text` takes in a monospaced font: 2 for a wide (East Asian) character, 0 for a combining
+    mark, 1 for any other character (str() is taken of anything that is not a string)."""
+    width = 0
+    for ch in str(text):
+        if unicodedata.combining(ch):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def pad(text, width, align="<"):
+    """`text` padded with spaces to `width` display columns: "<" on the right, ">" on the left, "^" on both sides.
+
+    Like f"{text:<{width}}", but a Chinese character counts as two columns, so the columns of a printed table
+    with Chinese headers line up. Text already as wide as `width` or wider comes back unchanged.
+    """
+    if align not in ("<", ">", "^"):
+        raise ValueError(f"align={align!r} is not one of '<', '>', '^' (left, right, centred)")
+    if isinstance(width, bool) or not isinstance(width, int):
+        raise TypeError(f"width={width!r} must be an int, a number of columns")
+    text = str(text)
+    gap = max(0, width - display_width(text))
+    if align == "<":
+        return text + " " * gap
+    if align == ">":
+        return " " * gap + text
+    return " " * (gap // 2) + text + " " * (gap - gap // 2)

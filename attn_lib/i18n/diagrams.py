@@ -114,7 +114,7 @@ STRINGS = {
     "diagrams.tiny_readout": ("read-out", "读出层"),
     "diagrams.tiny_note": (
         "No LayerNorm and no feed-forward layer: attention must do all the routing.",
-        "没有层归一化，也没有前馈层：信息的传递全靠注意力。",
+        "没有层归一化，也没有前馈网络：信息的传递全靠注意力。",
     ),
     "diagrams.kv_title": (
         "The KV cache: each step stores one new key and value (thick border) and reads them all",

@@ -18,7 +18,7 @@ STRINGS = {
     "exercises.rms_mean_subtracted": (
         "The mean was subtracted: that is LayerNorm (without beta), not RMSNorm. RMSNorm divides x itself by its root"
         " mean square, x / sqrt(mean(x²) + eps): no mean, no centring.",
-        "减去了均值：这是层归一化（LayerNorm，只是没有 beta），不是 RMSNorm。RMSNorm 直接用 x 除以它的均方根，"
+        "减去了均值：这是去掉 beta 的层归一化，不是 RMSNorm。RMSNorm 直接用 x 除以它的均方根，"
         "x / sqrt(mean(x²) + eps)：不减均值，不做中心化。",
     ),
     "exercises.rms_eps_outside": (
@@ -109,13 +109,13 @@ STRINGS = {
     ),
     "lm_model.inside_attention": (
         "run inside grouped_attention, each group of 3 query heads with its key/value head",
-        "放在 grouped_attention 里运行：每组 3 个查询头配它们的键/值头",
+        "放在 grouped_attention 里运行，每次算 3 个查询头和它们共用的一个键/值头",
     ),
     "lm_model.passed": (
         "✓ {title} ({inside}): the logits of all {count} positions of the sentence match the model's own to within"
         " {diff}, through all {layers} layers; its next-token loss is {yours} nats per token.",
-        "✓ {title}（{inside}）：句子全部 {count} 个位置的对数几率与模型自己算出的一致，相差不超过 {diff}，贯穿全部"
-        " {layers} 层；下一个词元的损失是每个词元 {yours} 奈特。",
+        "✓ {title}（{inside}）：你的函数用在了全部 {layers} 层里，句子 {count} 个位置上的对数几率与模型自己算出的"
+        "相差不超过 {diff}；预测下一个词元的损失是每个词元 {yours} 奈特。",
     ),
     "lm_model.failed": ("✗ {title} — {diagnosis}", "✗ {title}——{diagnosis}"),
     "lm_model.future": (
@@ -125,7 +125,7 @@ STRINGS = {
         " model writes there is no next token to copy. Use the mask: weight 0 on every key after the query.",
         "你的注意力让每个词元都能看见它后面的词元：没有用因果掩码。放进模型后（{inside}），每个位置都能读到它要预测的"
         "那个词元，句子上的损失从每个词元 {own} 奈特降到 {yours} 奈特。这不是预测得更好，而是抄到了答案；"
-        "模型真正写作时并没有下一个词元可抄。请使用掩码：查询之后的每个键权重都为 0。",
+        "模型真正写作时并没有下一个词元可抄。请用上掩码：排在查询之后的键，权重都应为 0。",
     ),
     "lm_model.scale_d_model": (
         "Each head was scaled by √d_model = {sqrt_d_model} instead of √d_k = {sqrt_dk}: a head's scores are dot"

@@ -86,7 +86,7 @@ STRINGS = {
         "You paired feature i with feature i + d/2 (the layout of GPT-NeoX and of Hugging Face's LLaMA code, the"
         " `rotate_half` trick). A model trained that way works just as well, but this exercise follows the paper:"
         " pairs (2i, 2i+1), that is x[..., 0::2] and x[..., 1::2].",
-        "你把第 i 个特征和第 i + d/2 个特征配成了一对（“GPT-NeoX”和“Hugging Face”版“LLaMA”代码就是这样排的，即"
+        "你把第 i 个特征和第 i + d/2 个特征配成了一对（GPT-NeoX 和 Hugging Face 版 LLaMA 的代码就是这样排的，即"
         " `rotate_half` 写法）。按这种方式训练的模型同样好用，但这个练习按论文来：配对是 (2i, 2i+1)，也就是 `x[...,"
         " 0::2]` 和 `x[..., 1::2]`。",
     ),
@@ -131,7 +131,7 @@ STRINGS = {
     "exercises.ln_rms": (
         "You did not subtract the mean: this is RMSNorm (LLaMA uses it), not layer norm. Subtract each token's mean"
         " first.",
-        "你没有减去均值：这是“RMSNorm”（“LLaMA”用的就是它），不是层归一化。请先减去每个词元自己的均值。",
+        "你没有减去均值：这是 RMSNorm（LLaMA 用的就是它），不是层归一化。请先减去每个词元自己的均值。",
     ),
     "exercises.ln_no_affine": (
         "The normalised values are right, but gamma and beta were not used: multiply by gamma, then add beta.",

@@ -21,7 +21,7 @@ STRINGS = {
     "lm.layer": ("layer", "层"),
     "lm.induction_title": (
         "Induction score of every head\n(weight from a repeated token to the one that followed it)",
-        "每个头的归纳分数\n（从重复出现的词元看向它上一次后面那个词元的权重）",
+        "每个头的归纳分数\n（重复出现的词元放在它上一次出现时后面那个词元上的权重）",
     ),
     "lm.induction_score": ("induction score", "归纳分数"),
 }

@@ -77,16 +77,16 @@ STRINGS = {
     ),
     "heads.special": (
         "heads that park on [CLS]/[SEP] ({count}): average weight ≥ {threshold:g} on the two together",
-        "停靠在“[CLS]”“[SEP]”上的头（{count} 个）：两者合计的平均权重 ≥ {threshold:g}",
+        "停靠在 [CLS]、[SEP] 上的头（{count} 个）：两者合计的平均权重 ≥ {threshold:g}",
     ),
     "heads.other": ("none of these ({count})", "都不是（{count} 个）"),
     "heads.band_behind": (
         "a band behind ({count}): of the weight not on [CLS]/[SEP], ≥ {threshold:g} on keys i − 1, i − 2",
-        "向后的斜带（{count} 个）：不在“[CLS]”“[SEP]”上的权重里，≥ {threshold:g} 落在键 i − 1、i − 2 上",
+        "向后的斜带（{count} 个）：不在 [CLS]、[SEP] 上的权重里，≥ {threshold:g} 落在键 i − 1、i − 2 上",
     ),
     "heads.band_ahead": (
         "a band ahead ({count}): of the weight not on [CLS]/[SEP], ≥ {threshold:g} on keys i + 1, i + 2",
-        "向前的斜带（{count} 个）：不在“[CLS]”“[SEP]”上的权重里，≥ {threshold:g} 落在键 i + 1、i + 2 上",
+        "向前的斜带（{count} 个）：不在 [CLS]、[SEP] 上的权重里，≥ {threshold:g} 落在键 i + 1、i + 2 上",
     ),
     "heads.grid_title": (
         "All {count} heads on one sentence (rows: layers, columns: heads), framed by type",

@@ -8,6 +8,8 @@ sliding window only the last `sliding_window` tokens of each layer need to stay 
 
 from dataclasses import dataclass
 
+from attn_lib.i18n import t
+
 
 @dataclass(frozen=True)
 class AttentionConfig:
@@ -97,6 +99,12 @@ OPT_13B = AttentionConfig(
 
 #: The configurations notebook 11 compares, multi-head first.
 CONFIGS = (LLAMA2_7B, OPT_13B, LLAMA2_70B, MISTRAL_7B, FALCON_7B)
+
+
+def source_note(config, lang=None):
+    """Where `config`'s numbers come from, as notebook 11 prints it: the source itself (English), or in Chinese a
+    note on what the source shows followed by the source."""
+    return t("configs.source." + config.name, lang, source=config.source)
 
 
 # --- the other lines of a config: the norm, the feed-forward network, RoPE (notebooks 07 and 11) -------
