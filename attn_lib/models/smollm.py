@@ -172,18 +172,33 @@ def read_model(path):
     tokenizer = build_tokenizer(metadata)
     scalars = {key: value for key, value in metadata.items() if key not in TOKENIZER_KEYS}
     del metadata  # the vocabulary and merges as Python strings: no longer needed
-    params = {"layers": [{} for _ in range(config.n_layers)]}
+    params = {"layers": [_fused_layout(config, infos, i) for i in range(config.n_layers)]}
     with open(path, "rb") as f:
         for info in infos:
             if info.name.startswith("blk."):
                 _, layer, short = info.name.split(".", 2)  # "blk.12.attn_q.weight" -> "12", "attn_q.weight"
                 key, transpose = _BLOCK_TENSORS[short]
-                params["layers"][int(layer)][key] = _read_param(f, info, transpose)
+                into = params["layers"][int(layer)]
+                if key in into:  # a part of a fused matrix: dequantized straight into its columns
+                    read_tensor(f, info, out=into[key].T)
+                else:
+                    into[key] = _read_param(f, info, transpose)
             else:
                 key = {"token_embd.weight": "embedding", "output_norm.weight": "final_norm"}[info.name]
                 params[key] = _read_param(f, info, transpose=False)
-    params["layers"] = [_fused(layer) for layer in params["layers"]]
     return SmolLM(config, params, tokenizer, tuple(infos), scalars, path)
+
+
+def _fused_layout(config, infos, i):
+    """Block i's fused matrices, allocated empty, and their parts as views into them (filled by read_model)."""
+    short_key = {short: key for short, (key, _) in _BLOCK_TENSORS.items()}
+    widths = {short_key[info.name.split(".", 2)[2]]: info.shape[0] for info in infos
+              if info.name.startswith(f"blk.{i}.")}  # fmt: skip
+    layer = {}
+    for fused, parts in _FUSED.items():
+        layer[fused] = np.empty((config.d_model, sum(widths[part] for part in parts)), np.float32)
+        _views(layer, fused, parts, [widths[part] for part in parts])
+    return layer
 
 
 #: Matrices that multiply the same input, kept side by side in one array so that one product computes them
@@ -196,10 +211,15 @@ def _fused(layer):
     layer = {key: w for key, w in layer.items() if key not in _FUSED}
     for fused, parts in _FUSED.items():
         layer[fused] = np.concatenate([layer[part] for part in parts], axis=1)  # [d, sum of the parts' widths]
-        edges = np.cumsum([0] + [layer[part].shape[1] for part in parts])
-        for part, start, stop in zip(parts, edges[:-1], edges[1:], strict=True):
-            layer[part] = layer[fused][:, start:stop]  # a view: the same numbers, stored once
+        _views(layer, fused, parts, [layer[part].shape[1] for part in parts])
     return layer
+
+
+def _views(layer, fused, parts, widths):
+    """layer[part] = the part's columns of layer[fused] (a view: the same numbers, stored once)."""
+    edges = np.cumsum([0, *widths])
+    for part, start, stop in zip(parts, edges[:-1], edges[1:], strict=True):
+        layer[part] = layer[fused][:, start:stop]
 
 
 def load_smollm(download=True, verify=True):
