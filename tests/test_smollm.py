@@ -11,6 +11,7 @@ from attn_lib.block import rms_norm, swiglu
 from attn_lib.grouped import grouped_attention, kv_cache_bytes
 from attn_lib.models import fetch
 from attn_lib.models import smollm as lm
+from attn_lib.models import smollm_arithmetic as arithmetic
 from attn_lib.models.gguf_file import q4_1_block, read_block, read_header, read_tensor, token_bytes
 from attn_lib.position import halves_permutation, rope, rope_halves
 from attn_lib.sampling import sampler
@@ -139,7 +140,7 @@ def test_products_split_over_threads_give_the_columns_of_one_product(smollm, mon
     rng = np.random.default_rng(1)
     h, w = rng.standard_normal((16, 576)), rng.standard_normal((576, 1536 + 64 * 3 + 5)).astype(np.float32)
     split = lm.linear(h, w)  # 16 x 576 x 1733 multiply-adds: above PARALLEL_PRODUCT, in column blocks
-    monkeypatch.setattr(lm, "PARALLEL_PRODUCT", float("inf"))  # every product in one piece
+    monkeypatch.setattr(arithmetic, "PARALLEL_PRODUCT", float("inf"))  # every product in one piece
     whole = lm.linear(h, w)
     assert np.abs(split - whole).max() <= 1e-6 * np.abs(whole).max(), "a column block must be that block of the product"
     ids = smollm.encode("The capital of France is")
