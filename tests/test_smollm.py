@@ -306,3 +306,9 @@ def test_bad_ids_are_named(smollm):
 def test_next_token_loss_is_the_mean_cross_entropy():
     logits = np.log(np.array([[0.5, 0.25, 0.25], [0.1, 0.1, 0.8], [1 / 3, 1 / 3, 1 / 3]]))
     assert abs(lm.next_token_loss(logits, [0, 1, 2]) - (-np.log(0.25) - np.log(0.8)) / 2) < 1e-12
+    many = np.random.default_rng(3).standard_normal((40, 7))  # 39 predictions: 3 chunks of 16 rows, the last short
+    ids = np.arange(40) % 7
+    z = many[:-1] - many[:-1].max(axis=-1, keepdims=True)
+    whole = -(z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))[np.arange(39), ids[1:]].mean()
+    assert abs(lm.next_token_loss(many, ids) - whole) < 1e-12
+    assert lm.next_token_loss(many, ids, rows=5) == pytest.approx(whole)

@@ -372,12 +372,20 @@ def generate(model, prompt_ids, max_new_tokens, pick=greedy, *, use_cache=True, 
     return new
 
 
-def next_token_loss(logits, ids):
-    """logits [n, V], ids [n] -> the mean cross-entropy (nats) of each next token ids[1:] given the ones before."""
-    z = np.asarray(logits, dtype=np.float64)[:-1]  # [n - 1, V]: position t predicts token t + 1
-    z = z - z.max(axis=-1, keepdims=True)
-    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-    return float(-log_p[np.arange(len(ids) - 1), np.asarray(ids)[1:]].mean())
+def next_token_loss(logits, ids, rows=16):
+    """logits [n, V], ids [n] -> the mean cross-entropy (nats) of each next token ids[1:] given the ones before.
+
+    Computed in float64, `rows` positions at a time (a [rows, V] float64 array, 6 MiB, instead of [n, V]).
+    """
+    logits, targets = np.asarray(logits), np.asarray(ids)[1:]  # position t predicts token t + 1
+    total = 0.0
+    for start in range(0, len(targets), rows):
+        stop = min(start + rows, len(targets))
+        z = logits[start:stop].astype(np.float64)  # [rows, V]
+        z -= z.max(axis=-1, keepdims=True)
+        log_norm = np.log(np.exp(z).sum(axis=-1))  # [rows]: log of the softmax's denominator
+        total += float((log_norm - z[np.arange(stop - start), targets[start:stop]]).sum())  # -log p of each target
+    return total / len(targets)
 
 
 def kv_cache_bytes_measured(cache):
