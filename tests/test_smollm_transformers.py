@@ -3,7 +3,8 @@
 transformers dequantizes the file with the same gguf code, so both hold the same weights; it permutes the
 rows of W_Q and W_K for its rotate-half RoPE (attn_lib.position.halves_permutation). Compared here: the
 weights, the tokenizer on 25 strings, the float32 logits of six prompts with both of its attention paths
-(sdpa and eager) within 1e-4, the float64 logits (its two float32 islands patched for the test) within 1e-9,
+(sdpa and eager) within 1e-4 (or, where transformers' own rounding passes 1e-4, closer than it to the float64
+logits), the float64 logits (its two float32 islands patched for the test) within 1e-9,
 the top 10 after two prompts, and 20 greedy tokens. Skipped without torch and transformers (CI installs them).
 """
 
@@ -94,23 +95,39 @@ def test_the_tokenizer_gives_transformers_ids(smollm, hf_tokenizer):
         assert smollm.decode(ours) == text
 
 
+@pytest.fixture(scope="module")
+def exact(smollm):
+    """Each prompt's logits from the float64 model (attn_lib.models.smollm.as_float64): the arbiter of rounding."""
+    model64 = lm.as_float64(smollm)
+    return {text: lm.forward(model64, smollm.encode(text)) for text in PROMPTS}
+
+
 @pytest.mark.parametrize("implementation", ["sdpa", "eager"])
-def test_float32_logits_agree_with_transformers_within_1e_4(smollm, hf, implementation):
-    """Both float32: every logit of every position of the six prompts (the bound sits at transformers' own
-    rounding: its float32 logits are up to 9.9e-5 from the float64 ones on these prompts, ours up to 5e-5)."""
+def test_float32_logits_agree_with_transformers_within_1e_4(smollm, hf, implementation, exact):
+    """Both float32: every logit of every position of the six prompts within 1e-4 of transformers'.
+
+    The bound sits at transformers' own rounding, which depends on the processor: its float32 logits were up to
+    9.9e-5 from the float64 ones on the machine of 2026-12-01, and 1.06e-4 for the 49-token prompt on the AVX-512
+    machine of 2026-12-02 (ours: up to 5e-5 on both). So where the two differ by more than 1e-4, the float64
+    logits must show that the rounding is transformers': ours within 6e-5 of them and closer than theirs. The
+    five shorter prompts (the issue asks for at least five) must agree within 1e-4 outright.
+    """
     hf.set_attn_implementation(implementation)
     try:
-        worst = {}
+        rows = []
         for text in PROMPTS:
             ids = smollm.encode(text)
             ours, theirs = lm.forward(smollm, ids), hf_logits(hf, ids)
-            worst[len(ids)] = float(np.abs(ours - theirs).max())
             assert (ours.argmax(-1) == theirs.argmax(-1)).all(), text
+            rows.append((len(ids), *(float(np.abs(a - b).max()) for a, b in [(ours, theirs), (ours, exact[text]),
+                                                                              (theirs, exact[text])])))  # fmt: skip
     finally:
         hf.set_attn_implementation("sdpa")
-    shown = {n: f"{d:.3g}" for n, d in worst.items()}
+    shown = {n: f"{d:.3g} (ours {e:.2g}, theirs {t:.2g} from float64)" for n, d, e, t in rows}
     print(f"\n{implementation}: max |numpy - transformers| by prompt length:", shown)
-    assert max(worst.values()) <= 1e-4, worst
+    assert all(d <= 1e-4 for _, d, _, _ in rows[:5]), shown
+    for n, d, e, t in rows:
+        assert d <= 1e-4 or (e < 6e-5 and e < t), f"{n} tokens: {shown[n]} - the rounding beyond 1e-4 is ours"
 
 
 def _float64_transformers(hf, monkeypatch):
