@@ -75,7 +75,7 @@ def float32_throughout(model, ids):
         x = x + merge_heads(scaled_dot_product_attention(q, k, v, mask=mask)[0]) @ layer["w_o"]
         h = _rms_norm(x, layer["ffn_norm"], np.float32(cfg.rms_eps))
         x = x + (silu(h @ layer["w_gate"]) * (h @ layer["w_up"])) @ layer["w_down"]
-    return _rms_norm(x, p["final_norm"], np.float32(cfg.rms_eps)) @ p["embedding"].T
+    return _rms_norm(x, p["final_norm"], np.float32(cfg.rms_eps)) @ np.asarray(p["embedding"]).T  # dequantized
 
 
 def timed(fn, reps=9):

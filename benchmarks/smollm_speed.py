@@ -10,7 +10,7 @@ out in PyTorch operations, as attn_lib writes it in numpy; float32, the same GGU
 ratios <= 1.0. The ratios to transformers' default, `sdpa` (PyTorch's fused attention kernel), are reported
 beside them without a target;
 generation with the cache at least 5 times faster than without it. The last one depends on the length: at
-a short length every step, cached or not, reads all 540 MB of float32 weights for a few rows of work, so
+a short length every step, cached or not, reads all the weights (about 460 MB) for a few rows of work, so
 the table gives the speed-up after a 16-token and after a 128-token prompt.
 
 numpy and PyTorch each keep a pool of threads, and in one process they slow each other down: every worker

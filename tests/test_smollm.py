@@ -9,10 +9,10 @@ import pytest
 from attn_lib import scaled_dot_product_attention
 from attn_lib.block import rms_norm, swiglu
 from attn_lib.grouped import grouped_attention, kv_cache_bytes
-from attn_lib.models import fetch
+from attn_lib.models import fetch, induction
 from attn_lib.models import smollm as lm
 from attn_lib.models import smollm_arithmetic as arithmetic
-from attn_lib.models.gguf_file import q4_1_block, read_block, read_header, read_tensor, token_bytes
+from attn_lib.models.gguf_file import q4_1_block, read_block, read_header, read_q8_0, read_tensor, token_bytes
 from attn_lib.position import halves_permutation, rope, rope_halves
 from attn_lib.sampling import sampler
 
@@ -69,6 +69,34 @@ def test_a_q4_1_block_decoded_by_hand_is_what_gguf_dequantizes(smollm):
     np.testing.assert_array_equal(first_row, smollm.params["layers"][0]["w_q"][:, 0])  # stored for x @ w
     with pytest.raises(ValueError, match="20 bytes"):
         q4_1_block(b"\0" * 19)
+
+
+def test_the_embedding_is_kept_8_bit_and_gives_the_numbers_gguf_dequantizes(smollm):
+    E = smollm.params["embedding"]
+    assert isinstance(E, lm.Q8Embedding) and E.shape == (49152, 576) and E.dtype == np.float32
+    assert E.nbytes == 49152 * 576 + 49152 * 18 * 4  # int8 codes and a float32 scale per 32: 30.4 MiB, not 108
+    info = next(i for i in smollm.tensors if i.name == "token_embd.weight")
+    with open(smollm.path, "rb") as f:
+        full = read_tensor(f, info)  # [V, d] float32, by gguf's own dequantization
+        codes, scales = read_q8_0(f, info)
+    np.testing.assert_array_equal(np.asarray(E), full)  # code x scale is exact in float32
+    np.testing.assert_array_equal(codes, E.codes)
+    assert np.abs(codes).max() <= 127 and np.array_equal(scales, scales.astype(np.float16).astype(np.float32))
+    ids = smollm.encode(PROMPTS[1])
+    np.testing.assert_array_equal(E[ids], full[ids])
+    np.testing.assert_array_equal(E[ids[0]], full[ids[0]])
+    assert E.astype(np.float64).dtype == np.float64
+    x = np.random.default_rng(4).standard_normal((16, 576)).astype(np.float32)
+    for rows in (x, x[:1]):  # a prompt's positions; one decoding step
+        got, want = lm.unembed(rows, E), rows @ full.T
+        assert got.shape == want.shape and got.flags.c_contiguous and got.dtype == np.float32
+        assert np.abs(got - want).max() <= 1e-6 * np.abs(want).max(), "the same float32 dot products as a float32 E"
+    with pytest.raises(ValueError, match="not a Q8_0"):
+        read_q8_0(None, next(i for i in smollm.tensors if i.kind == "Q4_1"))
+    with pytest.raises(TypeError, match="int8 codes"):
+        lm.Q8Embedding(full[:4], scales[:4])
+    with pytest.raises(ValueError, match="scales"):
+        lm.Q8Embedding(codes[:4], scales[:3])
 
 
 def test_read_header_refuses_a_file_that_is_not_gguf(tmp_path):
@@ -301,6 +329,46 @@ def test_bad_ids_are_named(smollm):
         lm.forward(smollm, [])
     with pytest.raises(TypeError, match="pick must be a function"):
         lm.generate(smollm, [1], 3, pick="greedy")
+
+
+def test_losses_are_each_positions_next_token_loss_without_the_logits(smollm):
+    ids = smollm.encode(PROMPTS[2] + " " + PROMPTS[1])  # more than LOSS_ROWS positions: chunks, the last short
+    assert len(ids) > lm.LOSS_ROWS + 1
+    logits = lm.forward(smollm, ids)
+    losses = lm.forward(smollm, ids, losses=True)
+    p = np.exp(logits.astype(np.float64) - logits.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    np.testing.assert_allclose(losses, -np.log(p[np.arange(len(ids) - 1), ids[1:]]), rtol=1e-9)
+    assert losses.shape == (len(ids) - 1,) and abs(losses.mean() - lm.next_token_loss(logits, ids)) < 1e-9
+    with_weights, weights = lm.forward(smollm, ids, losses=True, keep_weights=True)
+    np.testing.assert_array_equal(with_weights, losses)
+    assert len(weights) == 30 and weights[0].shape == (9, len(ids), len(ids)) and weights[0].dtype == np.float32
+    np.testing.assert_allclose(weights[7].sum(axis=-1), 1, atol=1e-5)
+    assert np.all(np.triu(weights[7], k=1) == 0), "no weight on a later token"
+    for bad in ({"last_only": True}, {}):
+        with pytest.raises(ValueError, match="losses=True needs"):
+            lm.forward(smollm, ids if bad else ids[:1], losses=True, **bad)
+
+
+def test_induction_scores_read_the_weight_from_a_repeat_to_the_token_after_its_first_time():
+    n = 4
+    weights = np.zeros((2, 3, 2 * n, 2 * n))  # 2 layers, 3 heads
+    weights[1, 2, n + np.arange(n), np.arange(n) + 1] = 0.75  # layer 1, head 2: an induction head
+    weights[0, 0, np.arange(2 * n), np.arange(2 * n)] = 1.0  # layer 0, head 0: looks at itself
+    scores = induction.induction_scores(list(weights), n)
+    assert scores.shape == (2, 3) and scores[1, 2] == 0.75 and scores.sum() == 0.75
+    assert induction.top_heads(scores, 2)[0] == (1, 2, 0.75)
+    assert induction.chance_score(50) == pytest.approx(np.mean(1 / (51 + np.arange(50))))
+    tokens = induction.repeated_random_tokens(np.arange(100, 200), n=5, seed=0)
+    assert len(set(tokens[:5])) == 5 and np.array_equal(tokens[:5], tokens[5:])
+
+
+def test_copy_loss_is_the_repeated_halfs_loss_and_switching_heads_off_changes_it(smollm):
+    tokens = induction.repeated_random_tokens(induction.ordinary_tokens(smollm)[:2000], n=12, seed=3)
+    logits = lm.forward(smollm, tokens)
+    assert induction.copy_loss(smollm, tokens) == pytest.approx(lm.next_token_loss(logits[12:], tokens[12:]))
+    assert induction.copy_loss(smollm, tokens) < lm.next_token_loss(logits[:12], tokens[:12])  # it copies
+    assert induction.copy_loss(smollm, tokens, [(18, 0), (17, 7)]) != induction.copy_loss(smollm, tokens)
 
 
 def test_next_token_loss_is_the_mean_cross_entropy():

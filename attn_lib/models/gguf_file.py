@@ -176,6 +176,26 @@ def read_tensor(f, info, out=None):
     return out
 
 
+def read_q8_0(f, info):
+    """An open binary file, the TensorInfo of a Q8_0 tensor [rows, cols] -> (int8 codes [rows, cols], float32
+    scales [rows, cols / 32]), the blocks as stored (w = code x scale), read a few MiB at a time."""
+    if info.kind != "Q8_0" or len(info.shape) != 2:
+        raise ValueError(f"tensor {info.name} is {info.kind} {info.shape}, not a Q8_0 matrix")
+    rows, cols = info.shape
+    blocks = cols // Q4_1_BLOCK  # a Q8_0 block: a float16 scale (2 bytes), then 32 int8 codes
+    if info.n_bytes != rows * blocks * 34:
+        raise ValueError(f"tensor {info.name}: {info.n_bytes} bytes is not {rows} x {blocks} Q8_0 blocks of 34")
+    codes, scales = np.empty((rows, cols), np.int8), np.empty((rows, blocks), np.float32)
+    step = max(1, _CHUNK_BYTES // (blocks * 34))
+    for r0 in range(0, rows, step):
+        r1 = min(rows, r0 + step)
+        f.seek(info.offset + r0 * blocks * 34)
+        raw = np.fromfile(f, np.uint8, (r1 - r0) * blocks * 34).reshape(r1 - r0, blocks, 34)
+        scales[r0:r1] = raw[:, :, :2].copy().view(np.float16)[:, :, 0]  # [chunk, blocks]
+        codes[r0:r1] = raw[:, :, 2:].reshape(r1 - r0, cols).view(np.int8)
+    return codes, scales
+
+
 def read_block(path, info, index=0):
     """The 20 raw bytes of Q4_1 block `index` of a tensor (block 0: the first 32 weights of its first row)."""
     if info.kind != "Q4_1":

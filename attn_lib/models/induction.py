@@ -8,7 +8,7 @@ r_i). A head's score is that weight averaged over i = 0 .. n-1; a head that spre
 the positions it may see scores about 1 / (n + i + 1) (`chance_score`).
 
     tokens = repeated_random_tokens(ordinary_tokens(model), n=50, seed=0)          # [100]
-    logits, weights = forward(model, tokens, keep_weights=True)                    # weights [30][9, 100, 100]
+    losses, weights = forward(model, tokens, keep_weights=True, losses=True)       # [99], [30][9, 100, 100]
     scores = induction_scores(weights, 50)                                         # [30, 9]
     top_heads(scores, 5)                                                           # [(layer, head, score)], from 0
     copy_loss(model, tokens, heads=...)        # the second half's loss with those heads' outputs set to zero
@@ -19,7 +19,7 @@ Layers and heads count from 0 here; the notebook shows them from 1, as notebook 
 import numpy as np
 
 from attn_lib._checks import check_positive_int, check_seed
-from attn_lib.models.smollm import forward, next_token_loss
+from attn_lib.models.smollm import forward
 
 
 def ordinary_tokens(model):
@@ -92,5 +92,5 @@ def copy_loss(model, tokens, heads=()):
     n = len(tokens) // 2
     cfg = model.config
     attention = without_heads(heads, cfg.n_layers, cfg.n_heads // cfg.n_kv_heads) if heads else None
-    logits = forward(model, tokens, attention=attention)
-    return next_token_loss(logits[n:], tokens[n:])
+    losses = forward(model, tokens, attention=attention, losses=True)  # [2n - 1]: position t predicts token t + 1
+    return float(losses[n:].mean())  # positions n .. 2n - 2: the second r_1 .. r_{n-1}

@@ -41,8 +41,8 @@ from attn_lib.block import _rms_norm, silu
 from attn_lib.efficient import KVCache
 from attn_lib.grouped import grouped_attention
 from attn_lib.models.fetch import SMOLLM2, find_model_files
-from attn_lib.models.gguf_file import TOKENIZER_KEYS, build_tokenizer, read_header, read_tensor
-from attn_lib.models.smollm_arithmetic import BLOCK, linear, unembed  # noqa: F401 (BLOCK, linear: re-exported)
+from attn_lib.models.gguf_file import TOKENIZER_KEYS, build_tokenizer, read_header, read_q8_0, read_tensor
+from attn_lib.models.smollm_arithmetic import BLOCK, Q8Embedding, linear, unembed  # noqa: F401 (BLOCK: re-exported)
 from attn_lib.multihead import merge_heads, split_heads
 from attn_lib.position import rope
 from attn_lib.sampling import greedy
@@ -94,7 +94,8 @@ class Config:
 
 @dataclass
 class SmolLM:
-    """The model: config, params (embedding [V, d], final_norm [d], layers: one dict per block), tokenizer.
+    """The model: config, params (embedding [V, d] as a Q8Embedding, final_norm [d], layers: one dict per block of
+    float32 matrices), tokenizer.
 
     tensors lists the file's tensor table (attn_lib.models.gguf_file.TensorInfo), metadata its scalar keys.
     """
@@ -167,6 +168,8 @@ def read_model(path):
                     read_tensor(f, info, out=into[key].T)
                 else:
                     into[key] = _read_param(f, info, transpose)
+            elif info.name == "token_embd.weight" and info.kind == "Q8_0":  # kept 8-bit: 30 MiB, not 108
+                params["embedding"] = Q8Embedding(*read_q8_0(f, info))
             else:
                 key = {"token_embd.weight": "embedding", "output_norm.weight": "final_norm"}[info.name]
                 params[key] = _read_param(f, info, transpose=False)
@@ -321,30 +324,52 @@ def _check_seams(attention, grouped):
         raise ValueError("give attention= (a plain attention function) or grouped= (a grouped one), not both")
 
 
-def forward(model, ids, *, cache=None, attention=None, grouped=None, last_only=False, keep_weights=False):
+def forward(model, ids, *, cache=None, attention=None, grouped=None, last_only=False, keep_weights=False, losses=False):
     """int [n] -> float32 logits [n, V] ([1, V] if last_only), and the weights [L][n_heads, n, n_k] if keep_weights.
 
     cache: from new_cache; the ids then continue the sequence already in it (positions start at its length).
     attention, grouped: the seams (module docstring). keep_weights returns every head's weights, float32.
+    losses=True returns, instead of the logits, each position's next-token loss, float64 [n - 1]: -log p of
+    ids[t + 1] at position t (next_token_loss is their mean), unembedding LOSS_ROWS positions at a time, so
+    the [n, V] logits are never held (19 MiB for 100 positions).
     """
     ids = _check_ids(model, ids)
     _check_seams(attention, grouped)
+    if losses and (last_only or len(ids) < 2):
+        raise ValueError("losses=True needs at least 2 ids and every position (not last_only): t predicts t + 1")
     cfg, params = model.config, model.params
     start = 0 if cache is None else cache[0].length
     if cache is not None and start + len(ids) > cache[0].capacity:
         raise ValueError(f"the cache holds {start} of {cache[0].capacity} positions and cannot take {len(ids)} more")
     positions = start + np.arange(len(ids))  # [n]
     x = params["embedding"][ids].astype(np.float64)  # [n] -> [n, d]: the residual stream, float64
-    all_weights = []
+    # every head's weights in one array, filled layer by layer (no 30 separate arrays between the products' scratch)
+    kept = np.empty((cfg.n_layers, cfg.n_heads, len(ids), start + len(ids)), np.float32) if keep_weights else None
     with blas_single_thread() if ThreadpoolController is not None else contextlib.nullcontext():
         for i, layer in enumerate(params["layers"]):
             cache_i = None if cache is None else cache[i]
             x, weights = decoder_block(x, layer, cfg, positions, cache_i, attention, grouped)
             if keep_weights:
-                all_weights.append(weights.astype(np.float32))  # [9, n, n_k]
+                kept[i] = weights  # [9, n, n_k], as float32
         x = _rms_norm(x[-1:] if last_only else x, params["final_norm"], cfg.rms_eps)  # [n, d] (or [1, d])
-        logits = unembed(x, params["embedding"])  # [n, d] x [d, V] -> [n, V]: the tied unembedding
-    return (logits, all_weights) if keep_weights else logits
+        if losses:
+            rows = [slice(row, row + LOSS_ROWS) for row in range(0, len(ids) - 1, LOSS_ROWS)]
+            out = np.concatenate([_token_losses(unembed(x[r], params["embedding"]), ids[1:][r]) for r in rows])
+        else:
+            out = unembed(x, params["embedding"])  # [n, d] x [d, V] -> [n, V]: the tied unembedding
+    return (out, list(kept)) if keep_weights else out
+
+
+LOSS_ROWS = 16  # positions unembedded at a time when only their losses are wanted (a [16, V] float64 array: 6 MiB)
+
+
+def _token_losses(logits, targets):
+    """logits [r, V], targets [r'] (r' <= r: the last position has none) -> float64 [r']: -log softmax at each."""
+    z = logits[: len(targets)].astype(np.float64)  # [r', V]
+    z -= z.max(axis=-1, keepdims=True)
+    at_target = z[np.arange(len(targets)), targets]  # [r']
+    log_norm = np.log(np.exp(z, out=z).sum(axis=-1))  # [r']: log of the softmax's denominator (exp in place)
+    return log_norm - at_target
 
 
 def generate(model, prompt_ids, max_new_tokens, pick=greedy, *, use_cache=True, stop_ids=None, **seams):
@@ -380,11 +405,7 @@ def next_token_loss(logits, ids, rows=16):
     logits, targets = np.asarray(logits), np.asarray(ids)[1:]  # position t predicts token t + 1
     total = 0.0
     for start in range(0, len(targets), rows):
-        stop = min(start + rows, len(targets))
-        z = logits[start:stop].astype(np.float64)  # [rows, V]
-        z -= z.max(axis=-1, keepdims=True)
-        log_norm = np.log(np.exp(z).sum(axis=-1))  # [rows]: log of the softmax's denominator
-        total += float((log_norm - z[np.arange(stop - start), targets[start:stop]]).sum())  # -log p of each target
+        total += float(_token_losses(logits[start : start + rows], targets[start : start + rows]).sum())
     return total / len(targets)
 
 

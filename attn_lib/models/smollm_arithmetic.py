@@ -1,14 +1,15 @@
 """The arithmetic of SmolLM2's products in numpy (attn_lib.models.smollm): how each is summed, and on how many cores.
 
-Precision. The weights are float32 (the dequantized 4-bit numbers, exact in float32). Every product of an
+Precision. The weights are float32 (the dequantized 4-bit numbers, exact in float32; the embedding is kept
+as its 8-bit codes and scales, `Q8Embedding`, and dequantized, exactly, as it is used). Every product of an
 activation and a weight is a float32 product summed in float32 by the BLAS in blocks of 64 along the
 inner dimension, the blocks' sums added in float64 (`linear`); the residual stream, RMSNorm, RoPE, the
 attention step and SiLU are float64; the KV cache holds float32; the logits come out float32. Measured on
 six prompts (tests/test_smollm.py): this is within 5e-5 of the same model computed entirely in float64,
-where plain float32 numpy is within 1.2e-4 and transformers' float32 model within 9.9e-5 (which is why
-the float32 logits of numpy and transformers agree to about 1e-4, and no closer: it is transformers' own
-rounding). The blocks are not free: on one thread a 16 x 576 x 1536 product took 0.41 ms summed this way
-against 0.26-0.28 ms as one float32 product (most of the difference is the float64 sum of the blocks).
+where plain float32 numpy is within 1.2e-4 and transformers' float32 model within 9.9e-5 to 1.1e-4, by
+processor (which is why the float32 logits of numpy and transformers agree to about 1e-4, and no closer: it
+is transformers' own rounding). The blocks are not free: on one thread a 16 x 576 x 1536 product took
+0.41 ms summed this way against 0.26-0.28 ms as one float32 product (most of it the float64 sum of the blocks).
 
 Threads. The model's products are small (at most 576 x 1536 for 16 tokens; the unembedding 576 x 49,152):
 BLAS's own threads help on a quiet machine but, on a busy one, spin against other work for the same cores
@@ -16,7 +17,8 @@ BLAS's own threads help on a quiet machine but, on a busy one, spin against othe
 with one). So `forward` runs with BLAS on one thread (attn_lib._threads, as tiled_attention does) and
 splits each product of at least PARALLEL_PRODUCT multiply-adds into column blocks of a multiple of 64,
 one per core, in the course's pool of threads (numpy releases the GIL in matrix products). Each column is
-the same sum of the same float32 products either way (tests/test_smollm.py compares the two).
+the same sum of the same float32 products either way (tests/test_smollm.py compares the two). The
+unembedding splits the vocabulary's rows over the cores instead (`Q8Embedding.unembed`).
 """
 
 import numpy as np
@@ -67,5 +69,89 @@ def linear(h, w):
 
 
 def unembed(x, embedding):
-    """[n, d] -> float32 logits [n, V] = x E^T (one float32 product, as transformers computes it)."""
+    """[n, d] -> float32 logits [n, V] = x E^T (float32 products, as transformers computes them).
+
+    embedding: a Q8Embedding (the model as read) or an array (float64 in the tests' reference model).
+    """
+    if isinstance(embedding, Q8Embedding):
+        return embedding.unembed(x)
     return _in_columns(lambda a, b: a @ b, x.astype(embedding.dtype), embedding.T, embedding.dtype)
+
+
+CHUNK_ROWS = 512  # rows of the 8-bit embedding dequantized at a time by `Q8Embedding.unembed` (a 1.1 MiB buffer)
+Q8_BLOCK = 32  # weights per Q8_0 block: one scale each
+
+
+class Q8Embedding:
+    """The embedding matrix E [V, d] kept as the GGUF file stores it (Q8_0): int8 codes [V, d] and one float32
+    scale per block of 32 along a row [V, d / 32], E = code x scale. Each such product is exact in float32 (an
+    8-bit code times a float16 scale needs at most 19 bits), so these are the float32 numbers, in 30 MiB
+    instead of 108 MiB.
+
+    E[ids] dequantizes those rows; np.asarray(E) (or E.astype) the whole matrix. `unembed` computes x E^T
+    without ever holding E in float32: CHUNK_ROWS rows at a time are dequantized into a buffer that stays in
+    the processor's cache and multiplied there: the same float32 products as with a float32 E, bit for bit
+    (tests/test_smollm.py). For a prompt of 16 positions that is about as fast as one float32 product (it
+    reads one byte per weight instead of four); for one position, a decoding step, dequantizing 28 million
+    weights costs more than the product itself (benchmarks/smollm_speed.py measures the model's steps).
+    """
+
+    def __init__(self, codes, scales):
+        codes, scales = np.asarray(codes), np.asarray(scales)
+        if codes.ndim != 2 or codes.dtype != np.int8 or scales.dtype != np.float32:
+            raise TypeError(f"need int8 codes [V, d] and float32 scales, got {codes.dtype} and {scales.dtype}")
+        if scales.shape != (codes.shape[0], codes.shape[1] // Q8_BLOCK) or codes.shape[1] % Q8_BLOCK:
+            raise ValueError(f"codes [V, d] need scales [V, d / {Q8_BLOCK}], got {codes.shape} and {scales.shape}")
+        self.codes, self.scales = codes, scales
+        self.shape, self.ndim, self.dtype = codes.shape, 2, np.dtype(np.float32)
+
+    @property
+    def nbytes(self):
+        """The bytes held: the codes and the scales."""
+        return self.codes.nbytes + self.scales.nbytes
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"Q8Embedding({self.shape[0]} x {self.shape[1]}, {self.nbytes / 2**20:.1f} MiB)"
+
+    def __getitem__(self, rows):
+        """E[rows] -> float32 [..., d]: those rows dequantized."""
+        codes, scales = self.codes[rows], self.scales[rows]  # [..., d], [..., d / 32]
+        blocks = codes.reshape(*codes.shape[:-1], -1, Q8_BLOCK) * scales[..., None]  # [..., d / 32, 32], float32
+        return blocks.reshape(codes.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        return self[:] if dtype is None else self[:].astype(dtype)
+
+    def astype(self, dtype):
+        """-> the whole matrix, dequantized, as a numpy array of `dtype`."""
+        return np.asarray(self, dtype=dtype)
+
+    def _dequantize_into(self, buf, r0, r1):
+        """buf[: r1 - r0] = E[r0:r1] in float32 -> that view."""
+        rows = buf[: r1 - r0]
+        np.copyto(rows, self.codes[r0:r1], casting="unsafe")  # int8 -> float32
+        rows.reshape(r1 - r0, -1, Q8_BLOCK)[...] *= self.scales[r0:r1, :, None]  # each block times its scale
+        return rows
+
+    def unembed(self, x):
+        """[n, d] -> float32 logits [n, V] = x E^T, the vocabulary split over the cores (see "Threads")."""
+        x = np.asarray(x, dtype=np.float32)
+        n, V = x.shape[0], self.shape[0]
+        out = np.empty((n, V), np.float32)
+        parts = min(default_threads(), V // CHUNK_ROWS) if ThreadpoolController is not None else 1
+        edges = [V * i // parts // CHUNK_ROWS * CHUNK_ROWS for i in range(parts)] + [V]  # [0, ..., V]
+
+        def part(i):
+            buf = np.empty((CHUNK_ROWS, self.shape[1]), np.float32)  # this thread's
+            for r0 in range(edges[i], edges[i + 1], CHUNK_ROWS):
+                r1 = min(r0 + CHUNK_ROWS, edges[i + 1])
+                out[:, r0:r1] = (self._dequantize_into(buf, r0, r1) @ x.T).T  # [rows, d] x [d, n] -> [n, rows]
+
+        futures = [_executor(parts - 1).submit(part, i) for i in range(1, parts)]
+        part(0)  # the calling thread takes the first rows
+        for future in futures:
+            future.result()
+        return out
