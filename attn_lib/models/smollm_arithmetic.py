@@ -56,11 +56,16 @@ def _in_columns(product, h, w, dtype):
     def part(i):
         out[:, edges[i] : edges[i + 1]] = product(h, w[:, edges[i] : edges[i + 1]])
 
+    _in_threads(part, parts)
+    return out
+
+
+def _in_threads(part, parts):
+    """part(0), ..., part(parts - 1), each in a thread of the course's pool, part(0) in the calling thread."""
     futures = [_executor(parts - 1).submit(part, i) for i in range(1, parts)]
-    part(0)  # the calling thread takes the first block
+    part(0)
     for future in futures:
         future.result()
-    return out
 
 
 def linear(h, w):
@@ -90,10 +95,11 @@ class Q8Embedding:
 
     E[ids] dequantizes those rows; np.asarray(E) (or E.astype) the whole matrix. `unembed` computes x E^T
     without ever holding E in float32: CHUNK_ROWS rows at a time are dequantized into a buffer that stays in
-    the processor's cache and multiplied there: the same float32 products as with a float32 E, bit for bit
-    (tests/test_smollm.py). For a prompt of 16 positions that is about as fast as one float32 product (it
-    reads one byte per weight instead of four); for one position, a decoding step, dequantizing 28 million
-    weights costs more than the product itself (benchmarks/smollm_speed.py measures the model's steps).
+    the processor's cache and multiplied there: the same float32 dot products as with a float32 E (identical
+    logits on the machines measured; tests/test_smollm.py allows one rounding). For a prompt of 16 positions
+    that is about as fast as one float32 product (it reads one byte per weight instead of four); for one
+    position, a decoding step, dequantizing 28 million weights costs more than the product itself
+    (benchmarks/smollm_speed.py measures the model's steps).
     """
 
     def __init__(self, codes, scales):
@@ -150,8 +156,5 @@ class Q8Embedding:
                 r1 = min(r0 + CHUNK_ROWS, edges[i + 1])
                 out[:, r0:r1] = (self._dequantize_into(buf, r0, r1) @ x.T).T  # [rows, d] x [d, n] -> [n, rows]
 
-        futures = [_executor(parts - 1).submit(part, i) for i in range(1, parts)]
-        part(0)  # the calling thread takes the first rows
-        for future in futures:
-            future.result()
+        _in_threads(part, parts)
         return out
