@@ -26,6 +26,7 @@ from attn_lib.exercises.compare import (
     first_match,
     fmt_pair,
     matches,
+    numbers_judge,
     proportional,
     same,
     wrong_shape,
@@ -85,14 +86,8 @@ def _softmax_cases():
     return [Case(kind, f"x {x.shape}", (x,), {}, Reference(softmax)) for kind, x in inputs]
 
 
-def _judge_softmax(case, value, notes):
-    got, finding = as_numbers(value, notes)
-    if finding:
-        return finding
-    if got.shape != case.expected.shape:
-        return wrong_shape(got.shape, case.expected.shape)
-    if matches(got, case.expected):
-        return None
+@numbers_judge
+def _judge_softmax(case, got):
     return softmax_mistake(case.args[0], got) or difference(got, case.expected)
 
 

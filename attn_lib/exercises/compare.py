@@ -209,6 +209,21 @@ def wrong_shape(got, expected, what=RESULT):
     return Finding("wrong_shape", {"what": what, "expected": str(tuple(expected)), "got": str(tuple(got))})
 
 
+def numbers_judge(diagnose):
+    """A judge for run_cases from a diagnosis: the answer as numbers (as_numbers), of case.expected's shape, and
+    None when it matches; only a wrong answer of the right shape reaches diagnose(case, got) -> Finding."""
+
+    def judge(case, value, notes):
+        got, finding = as_numbers(value, notes)
+        if finding:
+            return finding
+        if got.shape != case.expected.shape:
+            return wrong_shape(got.shape, case.expected.shape)
+        return None if matches(got, case.expected) else diagnose(case, got)
+
+    return judge
+
+
 def output_and_weights(value, expected, notes, shapes=True):
     """(output, weights) as float arrays of the shapes of `expected` (a pair of arrays), or a Finding.
 

@@ -18,7 +18,17 @@ import numpy as np
 
 from attn_lib.block import gelu, rms_norm, silu, swiglu
 from attn_lib.core import scaled_dot_product_attention
-from attn_lib.exercises.compare import Finding, as_numbers, describe, difference, first_match, fmt, matches, wrong_shape
+from attn_lib.exercises.compare import (
+    Finding,
+    as_numbers,
+    describe,
+    difference,
+    first_match,
+    fmt,
+    matches,
+    numbers_judge,
+    wrong_shape,
+)
 from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Reference, error_text, report, run_cases
 from attn_lib.i18n import check_language
 
@@ -74,14 +84,8 @@ def rms_norm_mistake(case, got):
     return first_match(got, candidates)
 
 
-def _judge_rms(case, value, notes):
-    got, finding = as_numbers(value, notes)
-    if finding:
-        return finding
-    if got.shape != case.expected.shape:
-        return wrong_shape(got.shape, case.expected.shape)
-    if matches(got, case.expected):
-        return None
+@numbers_judge
+def _judge_rms(case, got):
     return rms_norm_mistake(case, got) or difference(got, case.expected)
 
 

@@ -22,7 +22,15 @@ result is wrong, compare it with the classic wrong versions and name the one it 
 import numpy as np
 
 from attn_lib.core import softmax
-from attn_lib.exercises.compare import RESULT, as_numbers, difference, first_match, fmt, matches, wrong_shape
+from attn_lib.exercises.compare import (
+    RESULT,
+    as_numbers,
+    difference,
+    first_match,
+    fmt,
+    matches,
+    numbers_judge,
+)
 from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, report, run_cases
 from attn_lib.exercises.mistakes import softmax_mistake
 from attn_lib.i18n import check_language
@@ -56,14 +64,8 @@ def _temperature_cases():
     return [Case(kind, f"logits {x.shape}, T = {t:g}", (x, t), {}, softmax(x / t)) for kind, x, t in specs]
 
 
-def _judge_temperature(case, value, notes):
-    got, finding = as_numbers(value, notes)
-    if finding:
-        return finding
-    if got.shape != case.expected.shape:
-        return wrong_shape(got.shape, case.expected.shape)
-    if matches(got, case.expected):
-        return None
+@numbers_judge
+def _judge_temperature(case, got):
     z, temperature = case.args
     p = softmax(z)
     fields = {"t": fmt(temperature)}
@@ -127,14 +129,8 @@ def _top_k_cases():
     ]
 
 
-def _judge_top_k(case, value, notes):
-    got, finding = as_numbers(value, notes)
-    if finding:
-        return finding
-    if got.shape != case.expected.shape:
-        return wrong_shape(got.shape, case.expected.shape)
-    if matches(got, case.expected):
-        return None
+@numbers_judge
+def _judge_top_k(case, got):
     z, k = case.args
     found = _filter_mistake(got, z, case.expected)
     if found:
@@ -212,14 +208,8 @@ def _top_p_keeps(z, p):
     ]
 
 
-def _judge_top_p(case, value, notes):
-    got, finding = as_numbers(value, notes)
-    if finding:
-        return finding
-    if got.shape != case.expected.shape:
-        return wrong_shape(got.shape, case.expected.shape)
-    if matches(got, case.expected):
-        return None
+@numbers_judge
+def _judge_top_p(case, got):
     z, p = case.args
     found = _filter_mistake(got, z, case.expected)
     if found:

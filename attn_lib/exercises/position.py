@@ -27,6 +27,7 @@ from attn_lib.exercises.compare import (
     fmt,
     fmt_apart,
     matches,
+    numbers_judge,
     output_and_weights,
     wrong_shape,
 )
@@ -284,14 +285,8 @@ def layer_norm_mistake(case, got):
     return first_match(got, candidates)
 
 
-def _judge_layer_norm(case, value, notes):
-    got, finding = as_numbers(value, notes)
-    if finding:
-        return finding
-    if got.shape != case.expected.shape:
-        return wrong_shape(got.shape, case.expected.shape)
-    if matches(got, case.expected):
-        return None
+@numbers_judge
+def _judge_layer_norm(case, got):
     return layer_norm_mistake(case, got) or difference(got, case.expected)
 
 
