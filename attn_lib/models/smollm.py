@@ -42,7 +42,13 @@ from attn_lib.efficient import KVCache
 from attn_lib.grouped import grouped_attention
 from attn_lib.models.fetch import SMOLLM2, find_model_files
 from attn_lib.models.gguf_file import TOKENIZER_KEYS, build_tokenizer, read_header, read_q8_0, read_tensor
-from attn_lib.models.smollm_arithmetic import BLOCK, Q8Embedding, linear, unembed  # noqa: F401 (BLOCK: re-exported)
+from attn_lib.models.smollm_arithmetic import (  # noqa: F401 (BLOCK: re-exported)
+    BLOCK,
+    POSITION_ROWS,
+    Q8Embedding,
+    linear,
+    unembed,
+)
 from attn_lib.multihead import merge_heads, split_heads
 from attn_lib.position import rope
 from attn_lib.sampling import greedy
@@ -330,8 +336,8 @@ def forward(model, ids, *, cache=None, attention=None, grouped=None, last_only=F
     cache: from new_cache; the ids then continue the sequence already in it (positions start at its length).
     attention, grouped: the seams (module docstring). keep_weights returns every head's weights, float32.
     losses=True returns, instead of the logits, each position's next-token loss, float64 [n - 1]: -log p of
-    ids[t + 1] at position t (next_token_loss is their mean), unembedding LOSS_ROWS positions at a time, so
-    the [n, V] logits are never held (19 MiB for 100 positions).
+    ids[t + 1] at position t (next_token_loss is their mean), from the same logits as forward(ids), unembedded
+    LOSS_ROWS positions at a time, so the [n, V] logits are never held (19 MiB for 100 positions).
     """
     ids = _check_ids(model, ids)
     _check_seams(attention, grouped)
@@ -353,6 +359,8 @@ def forward(model, ids, *, cache=None, attention=None, grouped=None, last_only=F
                 kept[i] = weights  # [9, n, n_k], as float32
         x = _rms_norm(x[-1:] if last_only else x, params["final_norm"], cfg.rms_eps)  # [n, d] (or [1, d])
         if losses:
+            # the blocks of positions `unembed` itself uses (x[r] holds the last position too, which has no
+            # target): each position's logits are then the very numbers forward(ids) returns
             rows = [slice(row, row + LOSS_ROWS) for row in range(0, len(ids) - 1, LOSS_ROWS)]
             out = np.concatenate([_token_losses(unembed(x[r], params["embedding"]), ids[1:][r]) for r in rows])
         else:
@@ -360,7 +368,7 @@ def forward(model, ids, *, cache=None, attention=None, grouped=None, last_only=F
     return (out, list(kept)) if keep_weights else out
 
 
-LOSS_ROWS = 16  # positions unembedded at a time when only their losses are wanted (a [16, V] float64 array: 6 MiB)
+LOSS_ROWS = POSITION_ROWS  # positions unembedded at a time when only their losses are wanted ([16, V] float64: 6 MiB)
 
 
 def _token_losses(logits, targets):

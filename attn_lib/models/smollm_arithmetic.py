@@ -1,15 +1,19 @@
 """The arithmetic of SmolLM2's products in numpy (attn_lib.models.smollm): how each is summed, and on how many cores.
 
-Precision. The weights are float32 (the dequantized 4-bit numbers, exact in float32; the embedding is kept
-as its 8-bit codes and scales, `Q8Embedding`, and dequantized, exactly, as it is used). Every product of an
-activation and a weight is a float32 product summed in float32 by the BLAS in blocks of 64 along the
-inner dimension, the blocks' sums added in float64 (`linear`); the residual stream, RMSNorm, RoPE, the
-attention step and SiLU are float64; the KV cache holds float32; the logits come out float32. Measured on
-six prompts (tests/test_smollm.py): this is within 5e-5 of the same model computed entirely in float64,
-where plain float32 numpy is within 1.2e-4 and transformers' float32 model within 9.9e-5 to 1.1e-4, by
-processor (which is why the float32 logits of numpy and transformers agree to about 1e-4, and no closer: it
-is transformers' own rounding). The blocks are not free: on one thread a 16 x 576 x 1536 product took
-0.41 ms summed this way against 0.26-0.28 ms as one float32 product (most of it the float64 sum of the blocks).
+Precision. The weights are float32 (the dequantized 4-bit numbers, exact in float32; the embedding is kept as its
+8-bit codes and scales, `Q8Embedding`, and dequantized, exactly, as it is used). Every product of an activation and
+a weight is a float32 product summed in float32 by the BLAS in blocks of 64 along the inner dimension, the blocks'
+sums added in float64 (`linear`, and the unembedding, `unembed`); the residual stream, RMSNorm, RoPE, the attention
+step and SiLU are float64; the KV cache holds float32; the logits come out float32. Measured on six prompts
+(tests/test_smollm.py): this is within 5.2e-5 of the same model computed entirely in float64 on two AMD EPYC
+machines (one with AVX-512, one with AVX2 only), where plain float32 numpy is within 7.1e-5 to 1.2e-4 and
+transformers' float32 model within 9.3e-5 to 1.1e-4, by processor (which is why the float32 logits of numpy and
+transformers agree to about 1e-4, and no closer: it is transformers' own rounding). The unembedding was once one
+float32 product, as transformers computes it: within 5e-5 on the Intel machines measured then, but 6.2e-5 on both
+AMD machines, where it alone made the difference. The blocks are not free: on one thread a 16 x 576 x 1536 product
+took 0.41 ms summed this way against 0.26-0.28 ms as one float32 product on an Intel machine, 1.16 ms against 0.76
+ms on the AVX2 machine (there a 16-token forward pass took 337 ms against 258 ms; benchmarks/smollm_precision.py).
+Blocks of 96 were as precise and a little cheaper there; blocks of 192 were no better than one product.
 
 Threads. The model's products are small (at most 576 x 1536 for 16 tokens; the unembedding 576 x 49,152):
 BLAS's own threads help on a quiet machine but, on a busy one, spin against other work for the same cores
@@ -74,7 +78,7 @@ def linear(h, w):
 
 
 def unembed(x, embedding):
-    """[n, d] -> float32 logits [n, V] = x E^T (float32 products, as transformers computes them).
+    """[n, d] -> float32 logits [n, V] = x E^T, summed as `linear` sums (see "Precision"), rounded to float32.
 
     embedding: a Q8Embedding (the model as read) or an array (float64 in the tests' reference model).
     """
@@ -84,6 +88,10 @@ def unembed(x, embedding):
 
 
 CHUNK_ROWS = 512  # rows of the 8-bit embedding dequantized at a time by `Q8Embedding.unembed` (a 1.1 MiB buffer)
+#: positions unembedded by one product, from the first: a position's logits then depend on its block of 16 alone,
+#: not on how many positions come after it (a BLAS's order of summation can depend on the number of rows), so
+#: forward(ids, losses=True), which unembeds the same blocks one at a time, gives forward(ids)'s very logits
+POSITION_ROWS = 16
 Q8_BLOCK = 32  # weights per Q8_0 block: one scale each
 
 
@@ -95,11 +103,11 @@ class Q8Embedding:
 
     E[ids] dequantizes those rows; np.asarray(E) (or E.astype) the whole matrix. `unembed` computes x E^T
     without ever holding E in float32: CHUNK_ROWS rows at a time are dequantized into a buffer that stays in
-    the processor's cache and multiplied there: the same float32 dot products as with a float32 E (identical
-    logits on the machines measured; tests/test_smollm.py allows one rounding). For a prompt of 16 positions
-    that is about as fast as one float32 product (it reads one byte per weight instead of four); for one
-    position, a decoding step, dequantizing 28 million weights costs more than the product itself
-    (benchmarks/smollm_speed.py measures the model's steps).
+    the processor's cache and multiplied there, summed as `linear` sums (blocks of 64 products added in
+    float64) and POSITION_ROWS positions at a time (tests/test_smollm.py checks it against x E^T in float64).
+    For a prompt of 16 positions that is about as fast as one float32 product (it reads one byte per weight
+    instead of four); for one position, a decoding step, dequantizing 28 million weights costs more than the
+    product itself (benchmarks/smollm_speed.py measures the model's steps).
     """
 
     def __init__(self, codes, scales):
@@ -154,7 +162,9 @@ class Q8Embedding:
             buf = np.empty((CHUNK_ROWS, self.shape[1]), np.float32)  # this thread's
             for r0 in range(edges[i], edges[i + 1], CHUNK_ROWS):
                 r1 = min(r0 + CHUNK_ROWS, edges[i + 1])
-                out[:, r0:r1] = (self._dequantize_into(buf, r0, r1) @ x.T).T  # [rows, d] x [d, n] -> [n, rows]
+                rows = self._dequantize_into(buf, r0, r1).T  # [d, rows]
+                for p0 in range(0, n, POSITION_ROWS):  # [POSITION_ROWS, d] x [d, rows], summed as `linear` sums
+                    out[p0 : p0 + POSITION_ROWS, r0:r1] = _product(x[p0 : p0 + POSITION_ROWS], rows)
 
         _in_threads(part, parts)
         return out
