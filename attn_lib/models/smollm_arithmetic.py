@@ -78,9 +78,10 @@ def linear(h, w):
 
 
 def unembed(x, embedding):
-    """[n, d] -> float32 logits [n, V] = x E^T, summed as `linear` sums (see "Precision"), rounded to float32.
+    """[n, d] -> logits [n, V] = x E^T.
 
-    embedding: a Q8Embedding (the model as read) or an array (float64 in the tests' reference model).
+    embedding: a Q8Embedding (the model as read: summed as `linear` sums, see "Precision", rounded to float32)
+    or an array (float64 in the tests' reference model), multiplied in its own dtype.
     """
     if isinstance(embedding, Q8Embedding):
         return embedding.unembed(x)
