@@ -29,7 +29,7 @@ from attn_lib._checks import (
     check_seed,
     mask_array,
 )
-from attn_lib.core import scaled_dot_product_attention
+from attn_lib.core import _softmax, scaled_dot_product_attention
 from attn_lib.multihead import _attend_heads, _check_heads_mask, check_tokens_x
 
 
@@ -98,6 +98,21 @@ def grouped_attention(q, k, v, mask=None, scale=None, *, attention=None):
     output = output.reshape(*output.shape[:-4], h, *output.shape[-2:])  # -> [..., h, n_q, d_v]
     weights = weights.reshape(*weights.shape[:-4], h, *weights.shape[-2:])  # -> [..., h, n_q, n_k]
     return output, weights
+
+
+def _grouped_unchecked(q, k, v, mask):
+    """grouped_attention(q, k, v, mask=mask)'s arithmetic without its checks and copies, for a model's own inner loop.
+
+    q [h, n_q, d] and k, v [h_kv, n_k, d], float64; mask bool [n_q, n_k], n_q * n_k at most
+    core._BLOCKED_MIN_SCORES (above it scaled_dot_product_attention works in blocks: call grouped_attention).
+    The same numbers as grouped_attention (tests/test_smollm.py compares the two on the model's blocks).
+    """
+    h, h_kv = q.shape[0], k.shape[0]
+    q = q.reshape(h_kv, h // h_kv, *q.shape[1:])  # [h_kv, g, n_q, d]: a group of query heads per K/V head
+    scores = (q @ np.swapaxes(k, -1, -2)[:, None]) * (1.0 / np.sqrt(q.shape[-1]))  # [h_kv, g, n_q, n_k]
+    weights = _softmax(np.where(mask, scores, -np.inf), axis=-1)
+    output = weights @ v[:, None]  # [h_kv, g, n_q, n_k] x [h_kv, 1, n_k, d] -> [h_kv, g, n_q, d]
+    return output.reshape(h, *output.shape[2:]), weights.reshape(h, *weights.shape[2:])
 
 
 def _replaced_attention(attention, q, k, v, mask, scale):

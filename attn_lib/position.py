@@ -120,9 +120,13 @@ def rope(x, positions=None, base=BASE):
     theta = _theta(d, base, "d (x's last dimension)")  # [d/2]
     positions = _check_positions(positions, x.shape)
     angles = positions[..., None] * theta  # [..., n, 1] x [d/2] -> [..., n, d/2]
-    cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
+    return _turn_pairs(x, np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype))
+
+
+def _turn_pairs(x, cos, sin):
+    """x [..., n, d], cos and sin [..., n, d/2] in x's dtype -> rope's rotation of the pairs (2i, 2i+1), unchecked."""
     a, b = x[..., 0::2], x[..., 1::2]  # [..., n, d/2] each: the first and second feature of every pair
-    out = np.empty(np.broadcast_shapes(x.shape, (*angles.shape[:-1], d)), dtype=x.dtype)
+    out = np.empty(np.broadcast_shapes(x.shape, (*cos.shape[:-1], x.shape[-1])), dtype=x.dtype)
     out[..., 0::2] = a * cos - b * sin
     out[..., 1::2] = a * sin + b * cos
     return out

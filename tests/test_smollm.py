@@ -205,6 +205,23 @@ def test_a_block_is_rms_norm_rope_grouped_attention_and_swiglu(smollm):
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-4 * np.abs(expected).max())
 
 
+def test_the_models_own_attention_path_is_the_checked_one_bit_for_bit(smollm):
+    """Without a seam, attention_block skips grouped_attention's checks (rope's tables once per forward pass,
+    grouped._grouped_unchecked): the same logits as through grouped_attention itself, prompt and cached steps."""
+    ids = smollm.encode(PROMPTS[1])
+
+    def checked(q, k, v, mask=None):
+        return grouped_attention(q, k, v, mask=mask)
+
+    np.testing.assert_array_equal(lm.forward(smollm, ids), lm.forward(smollm, ids, grouped=checked))
+    steps = {}
+    for name, seams in (("fast", {}), ("checked", {"grouped": checked})):
+        cache = lm.new_cache(smollm, len(ids))
+        lm.forward(smollm, ids[:-3], cache=cache, **seams)
+        steps[name] = [lm.forward(smollm, [t], cache=cache, **seams) for t in ids[-3:]]
+    np.testing.assert_array_equal(np.concatenate(steps["fast"]), np.concatenate(steps["checked"]))
+
+
 def test_rope_conventions_agree_only_when_the_weights_are_permuted(smollm):
     """The porting trap: the file's W_Q, W_K suit pairs (2i, 2i+1); pairs (i, i + d/2) need the rows permuted."""
     layer, cfg = smollm.params["layers"][3], smollm.config

@@ -38,8 +38,9 @@ import numpy as np
 from attn_lib._checks import _describe, check_positive_int
 from attn_lib._threads import ThreadpoolController, blas_single_thread
 from attn_lib.block import _rms_norm, silu
+from attn_lib.core import _BLOCKED_MIN_SCORES
 from attn_lib.efficient import KVCache
-from attn_lib.grouped import grouped_attention
+from attn_lib.grouped import _grouped_unchecked, grouped_attention
 from attn_lib.models.fetch import SMOLLM2, find_model_files
 from attn_lib.models.gguf_file import TOKENIZER_KEYS, build_tokenizer, read_header, read_q8_0, read_tensor
 from attn_lib.models.smollm_arithmetic import (  # noqa: F401 (BLOCK: re-exported)
@@ -50,7 +51,7 @@ from attn_lib.models.smollm_arithmetic import (  # noqa: F401 (BLOCK: re-exporte
     unembed,
 )
 from attn_lib.multihead import merge_heads, split_heads
-from attn_lib.position import rope
+from attn_lib.position import _turn_pairs
 from attn_lib.sampling import greedy
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -243,6 +244,8 @@ def visible(n_q, n_k):
 
 def _attend(q, k, v, mask, attention, grouped):
     """The attention step on q [9, n_q, 64] and k, v [3, n_k, 64] -> (output [9, n_q, 64], weights [9, n_q, n_k])."""
+    if attention is None and grouped is None and mask.size <= _BLOCKED_MIN_SCORES:  # the course's own, unchecked
+        return _grouped_unchecked(q, k, v, mask)
     if grouped is None:
         return grouped_attention(q, k, v, mask=mask, attention=attention)
     value = grouped(q, k, v, mask=mask)
@@ -260,6 +263,18 @@ def _attend(q, k, v, mask, attention, grouped):
     return output, weights
 
 
+def _rope_tables(positions, d, base):
+    """-> cos, sin [n, d/2] of `rope`'s angles (the same numbers), kept for the last positions asked for."""
+    key = (positions.tobytes(), d, base)
+    if _ROPE_TABLES.get("key") != key:
+        angles = positions.astype(np.float64)[:, None] * (base ** (-np.arange(0, d, 2) / d))  # position._theta
+        _ROPE_TABLES.update(key=key, tables=(np.cos(angles), np.sin(angles)))
+    return _ROPE_TABLES["tables"]
+
+
+_ROPE_TABLES = {}  # the one entry of _rope_tables: a forward pass asks 30 times for the same positions
+
+
 def attention_block(h, layer, cfg, positions, cache, attention=None, grouped=None):
     """[n, d] (normalised) -> output [n, d], weights [n_heads, n, n_k]: grouped-query self-attention.
 
@@ -267,8 +282,9 @@ def attention_block(h, layer, cfg, positions, cache, attention=None, grouped=Non
     """
     d_q, d_kv = layer["w_q"].shape[1], layer["w_k"].shape[1]  # 576, 192
     q, k, v = np.split(linear(h, layer["w_qkv"]), [d_q, d_q + d_kv], axis=1)  # h [W_Q | W_K | W_V]: one product
-    q = rope(split_heads(q, cfg.n_heads), positions, cfg.rope_base)  # [n, 576] -> [9, n, 64]
-    k = rope(split_heads(k, cfg.n_kv_heads), positions, cfg.rope_base)  # [n, 192] -> [3, n, 64]
+    cos, sin = _rope_tables(positions, cfg.d_head, cfg.rope_base)  # rope's, computed once for all 30 layers
+    q = _turn_pairs(split_heads(q, cfg.n_heads), cos, sin)  # [n, 576] -> [9, n, 64]: position.rope
+    k = _turn_pairs(split_heads(k, cfg.n_kv_heads), cos, sin)  # [n, 192] -> [3, n, 64]
     v = split_heads(v, cfg.n_kv_heads)  # [n, 192] -> [3, n, 64]
     if cache is not None:
         cache.append(k, v)  # stored as float32; every earlier step's keys and values are already there
