@@ -271,11 +271,15 @@ def transformer_block(x, params, n_heads, mask=None, *, norm_first=True, activat
 
 
 def silu(x):
-    """[...] -> [...]: SiLU(x) = x * sigmoid(x) (also called swish), the gate of SwiGLU.
+    """[...] -> [...]: SiLU(x) = x * sigmoid(x) = x / (1 + exp(-x)) (also called swish), the gate of SwiGLU.
 
-    sigmoid(x) = (1 + tanh(x / 2)) / 2, which never overflows (1 / (1 + exp(-x)) does for x < -710).
+    For x < -709 exp(-x) overflows to inf and the quotient is -0.0, SiLU's value to float64's precision
+    (about x e^x), so the overflow is not reported. This form is accurate to a few ulp for every x (the
+    form with tanh, x (1 + tanh(x / 2)) / 2, loses digits for negative x, where 1 + tanh cancels) and
+    faster (one exp instead of a tanh).
     """
-    return x * 0.5 * (1.0 + np.tanh(0.5 * x))
+    with np.errstate(over="ignore"):
+        return x / (1.0 + np.exp(-x))
 
 
 def rms_norm(x, gain, eps=1e-6):
