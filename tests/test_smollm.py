@@ -51,7 +51,11 @@ def test_metadata_config_and_tensor_table(smollm):
     assert sum(i.size for i in smollm.tensors) == 134_515_008
     p = smollm.params
     assert p["layers"][0]["w_q"].shape == (576, 576) and p["layers"][0]["w_k"].shape == (576, 192)
-    assert p["layers"][0]["w_down"].shape == (1536, 576) and p["layers"][0]["w_down"].flags.c_contiguous
+    assert p["layers"][0]["w_down"].shape == (1536, 576)
+    # kept as the file stores them, one row per output ([n_out, n_in]), used through their transposes (views)
+    fused = ("w_qkv", "w_o", "w_gate_up", "w_down")
+    assert all(layer[key].T.flags.c_contiguous for layer in p["layers"] for key in fused)
+    assert all(np.shares_memory(layer["w_q"], layer["w_qkv"]) for layer in p["layers"])
     assert all(w.dtype == np.float32 for layer in p["layers"] for w in layer.values())
 
 

@@ -19,7 +19,7 @@ RoPE. The GGUF file stores W_Q and W_K with the rows of each head ordered for tu
 (transformers permutes those rows when it reads the file and turns the pairs (i, i + d/2) instead:
 attn_lib.position.rope_halves and halves_permutation. Both give the same scores.)
 
-Precision and threads: see attn_lib.models.smollm_arithmetic (every product of an activation and a weight).
+Precision, layout and threads: see attn_lib.models.smollm_arithmetic (every product of an activation and a weight).
 
 The seams: `forward` and `generate` take ``attention=`` (a function with scaled_dot_product_attention's
 contract, e.g. a learner's own from notebooks 04-05, run inside grouped_attention on the 3 groups of 3
@@ -102,7 +102,7 @@ class Config:
 @dataclass
 class SmolLM:
     """The model: config, params (embedding [V, d] as a Q8Embedding, final_norm [d], layers: one dict per block of
-    float32 matrices), tokenizer.
+    float32 matrices [n_in, n_out], views of the file's [n_out, n_in] rows), tokenizer.
 
     tensors lists the file's tensor table (attn_lib.models.gguf_file.TensorInfo), metadata its scalar keys.
     """
@@ -134,7 +134,7 @@ class SmolLM:
         return f"SmolLM(L={c.n_layers}, {sizes})"
 
 
-# GGUF tensor name in blk.N -> (the block's key, stored transposed for x @ w?)
+# GGUF tensor name in blk.N -> (the block's key, used transposed, as x @ w?)
 _BLOCK_TENSORS = {
     "attn_norm.weight": ("attn_norm", False),  # [d]
     "attn_q.weight": ("w_q", True),  # [d, n_heads * d_head]
@@ -149,12 +149,10 @@ _BLOCK_TENSORS = {
 
 
 def _read_param(f, info, transpose):
-    """One tensor as float32, [n_in, n_out] if `transpose` (dequantized straight into the transposed view)."""
-    if not transpose:
-        return read_tensor(f, info)
-    w = np.empty(info.shape[::-1], np.float32)  # [n_in, n_out], C-contiguous
-    read_tensor(f, info, out=w.T)  # the file's [n_out, n_in] rows land in w's columns
-    return w
+    """One tensor as float32, as the file stores it; if `transpose`, returned as its [n_in, n_out] transpose (a view
+    of the file's [n_out, n_in] rows: the layout `linear` multiplies fastest, see smollm_arithmetic's "Layout")."""
+    w = read_tensor(f, info)
+    return w.T if transpose else w
 
 
 def read_model(path):
@@ -190,7 +188,8 @@ def _fused_layout(config, infos, i):
               if info.name.startswith(f"blk.{i}.")}  # fmt: skip
     layer = {}
     for fused, parts in _FUSED.items():
-        layer[fused] = np.empty((config.d_model, sum(widths[part] for part in parts)), np.float32)
+        rows = np.empty((sum(widths[part] for part in parts), config.d_model), np.float32)  # the file's layout
+        layer[fused] = rows.T  # [d, sum of the parts' widths]
         _views(layer, fused, parts, [widths[part] for part in parts])
     return layer
 
