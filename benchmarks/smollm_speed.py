@@ -237,15 +237,18 @@ def main():
         waited = f"; waited {seconds:.0f} s for a load below {args.wait_load}: {'found' if quiet else 'not found'}"
     kinds = ["numpy"] + (["torch:sdpa", "torch:eager"] if HAVE_TORCH else [])
     results = {k: [] for k in kinds}
+    per_worker = []  # each worker's own medians, in the order they ran (how much one process differs from the next)
     for r in range(args.rounds):
         for kind in kinds if r % 2 == 0 else kinds[::-1]:  # neither side always runs first
             results[kind].append(run_worker(kind, args.reps, long=kind == "numpy" and not args.quick))
             res = results[kind][-1]
             got = {key: round(statistics.median(res[key]) * 1e3) for key in res if key[0] in "lfg" and key != "loadavg"}
-            print(f"round {r} {kind:12s} ms {got} load {[round(x, 2) for x in res['loadavg']]}", file=sys.stderr)
+            per_worker.append(f"round {r} {kind:12s} ms {got} load {[round(x, 2) for x in res['loadavg']]}")
+            print(per_worker[-1], file=sys.stderr)
     med, summary = summarise(results, kinds)
     loads = [x for rs in results.values() for res in rs for x in res["loadavg"]]
     text = report(med, summary, kinds, loads, args, waited)
+    text += "\nEach worker's own medians, in the order they ran:\n\n```\n" + "\n".join(per_worker) + "\n```\n"
     print(text)
     out = args.out or (None if args.quick else RESULTS)
     if out is not None:

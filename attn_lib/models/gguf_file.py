@@ -17,8 +17,8 @@ the model was trained with (the quantization rounded those once, when the file w
 Shapes. GGUF lists a tensor's dimensions fastest first (ne[0] is the contiguous one); numpy lists them
 slowest first. A linear layer with n_in inputs and n_out outputs is stored with ne = [n_in, n_out], which
 numpy reads as [n_out, n_in]: one row per output, PyTorch's nn.Linear layout. `read_tensor` returns that
-numpy layout (or writes it into any float32 array of that shape, e.g. the transposed view of an
-[n_in, n_out] array, so that a weight can be stored for ``x @ w`` without a second copy).
+numpy layout (or writes it into any float32 array of that shape, e.g. a slice of rows of a larger array that
+holds several matrices one after the other, as attn_lib.models.smollm keeps W_Q, W_K and W_V).
 
 Memory. The reader memory-maps the file and touches only the header's pages; the tensors' bytes are then
 read a few MiB at a time and dequantized into one preallocated float32 array per tensor, so no tensor
