@@ -53,8 +53,8 @@ def test_metadata_config_and_tensor_table(smollm):
     assert p["layers"][0]["w_q"].shape == (576, 576) and p["layers"][0]["w_k"].shape == (576, 192)
     assert p["layers"][0]["w_down"].shape == (1536, 576)
     # kept as the file stores them, one row per output ([n_out, n_in]), used through their transposes (views)
-    fused = ("w_qkv", "w_o", "w_gate_up", "w_down")
-    assert all(layer[key].T.flags.c_contiguous for layer in p["layers"] for key in fused)
+    stored = ("w_qkv", "w_o", "w_gate_up", "w_down")
+    assert all(layer[key].T.flags.c_contiguous for layer in p["layers"] for key in stored)
     assert all(np.shares_memory(layer["w_q"], layer["w_qkv"]) for layer in p["layers"])
     assert all(w.dtype == np.float32 for layer in p["layers"] for w in layer.values())
 
@@ -172,6 +172,8 @@ def test_linear_sums_more_accurately_than_one_float32_product():
     blocked = np.abs(lm.linear(h, w) - exact).max()
     plain = np.abs((h.astype(np.float32) @ w) - exact).max()
     assert lm.linear(h, w).dtype == np.float64 and blocked < plain / 2, (blocked, plain)
+    one = np.abs(lm.linear(h[3:4], w) - lm.linear(h, w)[3:4]).max()  # one position (a decoding step), by np.einsum
+    assert one <= 1e-6 * np.abs(exact).max(), f"one position must be summed in the same blocks as several: {one}"
     assert np.abs(lm.linear(h[:, :100], w[:100]) - exact_part(h, w, 100)).max() < 1e-4  # K not a multiple of 64
 
 
