@@ -123,16 +123,28 @@ def _maxrss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _stolen_ticks():
+    """Clock ticks the hypervisor has taken from this machine's CPUs so far (/proc/stat's steal; 0 where none)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            return int(f.readline().split()[8])  # "cpu user nice system idle iowait irq softirq steal ..."
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 def run_worker(kind, reps, long):
-    """A fresh process for one worker -> its JSON result, with the load average before and after."""
+    """A fresh process for one worker -> its JSON result, with the load average before and after and the share
+    of the CPUs' time the hypervisor took while it ran (on a virtual machine, time no program here was given)."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", kind, "--reps", str(reps)]
     cmd += ["--long"] if long else []
-    before = os.getloadavg()[0]
+    before, stolen, start = os.getloadavg()[0], _stolen_ticks(), time.monotonic()
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"worker {kind} failed:\n{done.stderr[-3000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["loadavg"] = [before, os.getloadavg()[0]]
+    ticks = os.sysconf("SC_CLK_TCK") * (time.monotonic() - start) * (os.cpu_count() or 1)
+    result["steal"] = (_stolen_ticks() - stolen) / ticks
     return result
 
 
@@ -243,12 +255,14 @@ def main():
             results[kind].append(run_worker(kind, args.reps, long=kind == "numpy" and not args.quick))
             res = results[kind][-1]
             got = {key: round(statistics.median(res[key]) * 1e3) for key in res if key[0] in "lfg" and key != "loadavg"}
-            per_worker.append(f"round {r} {kind:12s} ms {got} load {[round(x, 2) for x in res['loadavg']]}")
+            loadavg = [round(x, 2) for x in res["loadavg"]]
+            per_worker.append(f"round {r} {kind:12s} ms {got} load {loadavg} steal {res['steal']:.0%}")
             print(per_worker[-1], file=sys.stderr)
     med, summary = summarise(results, kinds)
     loads = [x for rs in results.values() for res in rs for x in res["loadavg"]]
     text = report(med, summary, kinds, loads, args, waited)
-    text += "\nEach worker's own medians, in the order they ran:\n\n```\n" + "\n".join(per_worker) + "\n```\n"
+    text += ("\nEach worker's own medians, in the order they ran (steal: the share of the CPUs' time the hypervisor"
+             " took meanwhile, from /proc/stat):\n\n```\n" + "\n".join(per_worker) + "\n```\n")  # fmt: skip
     print(text)
     out = args.out or (None if args.quick else RESULTS)
     if out is not None:
