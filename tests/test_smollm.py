@@ -190,6 +190,20 @@ def test_products_split_over_threads_give_the_columns_of_one_product(smollm, mon
     assert np.abs(lm.forward(smollm, ids) - one_piece).max() <= 1e-5, "threads must not change the logits"
 
 
+@pytest.mark.parametrize("cores", [2, 3])
+def test_the_feed_forward_split_over_the_hidden_units_is_swiglu(smollm, monkeypatch, cores):
+    """Each thread's range of hidden units: its columns of W_gate and W_up and its rows of W_down."""
+    layer, h = smollm.params["layers"][2], np.random.default_rng(2).standard_normal((16, 576))
+    weights = layer["w_gate"], layer["w_up"], layer["w_down"]
+    monkeypatch.setattr(arithmetic, "default_threads", lambda: cores)
+    split = arithmetic.feed_forward(h, *weights, fused=layer["w_gate_up"])
+    monkeypatch.setattr(arithmetic, "PARALLEL_PRODUCT", float("inf"))  # in one piece: [W_gate | W_up] in one product
+    whole = arithmetic.feed_forward(h, *weights, fused=layer["w_gate_up"])
+    assert np.abs(split - whole).max() <= 1e-12 * np.abs(whole).max(), "the parts must add up to the whole sum"
+    expected = swiglu(h.astype(np.float32).astype(np.float64), *(w.astype(np.float64) for w in weights))
+    np.testing.assert_allclose(whole, expected, rtol=0, atol=1e-5 * np.abs(expected).max())
+
+
 def exact_part(h, w, k):
     return h[:, :k].astype(np.float32).astype(np.float64) @ w[:k].astype(np.float64)
 

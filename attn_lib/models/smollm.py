@@ -37,7 +37,7 @@ import numpy as np
 
 from attn_lib._checks import _describe, check_positive_int
 from attn_lib._threads import ThreadpoolController, blas_single_thread
-from attn_lib.block import _rms_norm, silu
+from attn_lib.block import _rms_norm
 from attn_lib.core import _BLOCKED_MIN_SCORES
 from attn_lib.efficient import KVCache
 from attn_lib.grouped import _grouped_unchecked, grouped_attention
@@ -47,10 +47,11 @@ from attn_lib.models.smollm_arithmetic import (  # noqa: F401 (BLOCK: re-exporte
     BLOCK,
     POSITION_ROWS,
     Q8Embedding,
+    feed_forward,
     linear,
     unembed,
 )
-from attn_lib.multihead import merge_heads, split_heads
+from attn_lib.multihead import merge_heads
 from attn_lib.position import _turn_pairs
 from attn_lib.sampling import greedy
 
@@ -279,12 +280,12 @@ def attention_block(h, layer, cfg, positions, cache, attention=None, grouped=Non
 
     With a cache, this step's keys and values are appended to it and the queries attend over all of it.
     """
-    d_q, d_kv = layer["w_q"].shape[1], layer["w_k"].shape[1]  # 576, 192
-    q, k, v = np.split(linear(h, layer["w_qkv"]), [d_q, d_q + d_kv], axis=1)  # h [W_Q | W_K | W_V]: one product
+    n_qk = cfg.n_heads + cfg.n_kv_heads  # 9 query heads and 3 key heads, turned by RoPE at once
+    # h [W_Q | W_K | W_V] in one product, its columns cut into heads as multihead.split_heads cuts them:
+    heads = linear(h, layer["w_qkv"]).reshape(len(h), -1, cfg.d_head).swapaxes(0, 1)  # split_heads' [9 + 3 + 3, n, 64]
     cos, sin = _rope_tables(positions, cfg.d_head, cfg.rope_base)  # rope's, computed once for all 30 layers
-    q = _turn_pairs(split_heads(q, cfg.n_heads), cos, sin)  # [n, 576] -> [9, n, 64]: position.rope
-    k = _turn_pairs(split_heads(k, cfg.n_kv_heads), cos, sin)  # [n, 192] -> [3, n, 64]
-    v = split_heads(v, cfg.n_kv_heads)  # [n, 192] -> [3, n, 64]
+    qk = _turn_pairs(heads[:n_qk], cos, sin)  # position.rope on [12, n, 64]
+    q, k, v = qk[: cfg.n_heads], qk[cfg.n_heads :], heads[n_qk:]  # [9, n, 64], [3, n, 64], [3, n, 64]
     if cache is not None:
         cache.append(k, v)  # stored as float32; every earlier step's keys and values are already there
         k, v = cache.keys[:, : cache.length], cache.values[:, : cache.length]  # [3, n_k, 64]
@@ -300,8 +301,8 @@ def decoder_block(x, layer, cfg, positions, cache, attention=None, grouped=None)
     attn, weights = attention_block(h, layer, cfg, positions, cache, attention, grouped)
     x = x + attn  # [n, d]
     h = _rms_norm(x, layer["ffn_norm"], cfg.rms_eps)  # [n, d]
-    gate, up = np.split(linear(h, layer["w_gate_up"]), 2, axis=1)  # h [W_gate | W_up]: one product, [n, 2 d_ff]
-    return x + linear(silu(gate) * up, layer["w_down"]), weights  # block.swiglu's formula: [n, d_ff] -> [n, d]
+    # block.swiglu's formula, (SiLU(h W_gate) * (h W_up)) W_down: [n, d] -> [n, d_ff] -> [n, d]
+    return x + feed_forward(h, layer["w_gate"], layer["w_up"], layer["w_down"], fused=layer["w_gate_up"]), weights
 
 
 def new_cache(model, capacity):
