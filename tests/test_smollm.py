@@ -242,6 +242,14 @@ def test_the_models_own_attention_path_is_the_checked_one_bit_for_bit(smollm):
     np.testing.assert_array_equal(np.concatenate(steps["fast"]), np.concatenate(steps["checked"]))
 
 
+def test_the_models_rope_is_position_rope_bit_for_bit():
+    x = np.random.default_rng(3).standard_normal((12, 7, 64)) * 5  # 9 query and 3 key heads, 7 positions
+    for start in (0, 40):  # a prompt, and a step further on (decoding with the cache)
+        positions = start + np.arange(7)
+        got = arithmetic.turn_pairs(x, arithmetic.rope_tables(positions, 64, 100_000.0))
+        np.testing.assert_array_equal(got, rope(x, base=100_000.0, positions=positions))
+
+
 def test_rope_conventions_agree_only_when_the_weights_are_permuted(smollm):
     """The porting trap: the file's W_Q, W_K suit pairs (2i, 2i+1); pairs (i, i + d/2) need the rows permuted."""
     layer, cfg = smollm.params["layers"][3], smollm.config

@@ -49,10 +49,11 @@ from attn_lib.models.smollm_arithmetic import (  # noqa: F401 (BLOCK: re-exporte
     Q8Embedding,
     feed_forward,
     linear,
+    rope_tables,
+    turn_pairs,
     unembed,
 )
 from attn_lib.multihead import merge_heads
-from attn_lib.position import _turn_pairs
 from attn_lib.sampling import greedy
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -263,18 +264,6 @@ def _attend(q, k, v, mask, attention, grouped):
     return output, weights
 
 
-def _rope_tables(positions, d, base):
-    """-> cos, sin [n, d/2] of `rope`'s angles (the same numbers), kept for the last positions asked for."""
-    key = (positions.tobytes(), d, base)
-    if _ROPE_TABLES.get("key") != key:
-        angles = positions.astype(np.float64)[:, None] * (base ** (-np.arange(0, d, 2) / d))  # position._theta
-        _ROPE_TABLES.update(key=key, tables=(np.cos(angles), np.sin(angles)))
-    return _ROPE_TABLES["tables"]
-
-
-_ROPE_TABLES = {}  # the one entry of _rope_tables: a forward pass asks 30 times for the same positions
-
-
 def attention_block(h, layer, cfg, positions, cache, attention=None, grouped=None):
     """[n, d] (normalised) -> output [n, d], weights [n_heads, n, n_k]: grouped-query self-attention.
 
@@ -283,8 +272,7 @@ def attention_block(h, layer, cfg, positions, cache, attention=None, grouped=Non
     n_qk = cfg.n_heads + cfg.n_kv_heads  # 9 query heads and 3 key heads, turned by RoPE at once
     # h [W_Q | W_K | W_V] in one product, its columns cut into heads as multihead.split_heads cuts them:
     heads = linear(h, layer["w_qkv"]).reshape(len(h), -1, cfg.d_head).swapaxes(0, 1)  # split_heads' [9 + 3 + 3, n, 64]
-    cos, sin = _rope_tables(positions, cfg.d_head, cfg.rope_base)  # rope's, computed once for all 30 layers
-    qk = _turn_pairs(heads[:n_qk], cos, sin)  # position.rope on [12, n, 64]
+    qk = turn_pairs(heads[:n_qk], rope_tables(positions, cfg.d_head, cfg.rope_base))  # position.rope's, [12, n, 64]
     q, k, v = qk[: cfg.n_heads], qk[cfg.n_heads :], heads[n_qk:]  # [9, n, 64], [3, n, 64], [3, n, 64]
     if cache is not None:
         cache.append(k, v)  # stored as float32; every earlier step's keys and values are already there

@@ -235,3 +235,31 @@ class Q8Embedding:
 
         _in_threads(part, parts)
         return out
+
+
+# --- RoPE: its tables made once per forward pass, the pairs turned in three operations --------------------------
+
+
+def rope_tables(positions, d, base):
+    """-> (C, S), float64 [n, d/2, 2]: the cosine and sine of position.rope's angle for each position and pair,
+    laid out for `turn_pairs`; kept for the last positions asked for (a forward pass asks 30 times)."""
+    key = (positions.tobytes(), d, base)
+    if _ROPE_TABLES.get("key") != key:
+        angles = positions.astype(np.float64)[:, None] * (base ** (-np.arange(0, d, 2) / d))  # position._theta's
+        cos, sin = np.cos(angles), np.sin(angles)  # [n, d/2]
+        _ROPE_TABLES.update(key=key, tables=(np.stack([cos, cos], axis=-1), np.stack([-sin, sin], axis=-1)))
+    return _ROPE_TABLES["tables"]
+
+
+_ROPE_TABLES = {}  # the one entry of rope_tables
+
+
+def turn_pairs(x, tables):
+    """x [..., n, d] -> position.rope's rotation of every pair (a, b) = (x[2i], x[2i+1]) to (a cos - b sin,
+    a sin + b cos), as x C + swap(x) S: three operations instead of eight, the very same numbers (a cos + b (-sin)
+    rounds as a cos - b sin does; tests/test_smollm.py compares the two bit for bit)."""
+    cos, sin = tables  # [n, d/2, 2] each: (cos, cos) and (-sin, sin) per pair
+    pairs = x.reshape(*x.shape[:-1], -1, 2)  # [..., n, d/2, 2]
+    out = pairs * cos
+    out += pairs[..., ::-1] * sin  # each pair swapped: (b, a)
+    return out.reshape(x.shape)
