@@ -1,4 +1,5 @@
-"""The arithmetic of SmolLM2's products in numpy (attn_lib.models.smollm): how each is summed, and on how many cores.
+"""The arithmetic of SmolLM2 in numpy (attn_lib.models.smollm): how each product is summed and on how many cores,
+and RoPE's pairs turned in three operations (`turn_pairs`).
 
 Precision. The weights are float32 (the dequantized 4-bit numbers, exact in float32; the embedding is kept as its
 8-bit codes and scales, `Q8Embedding`, and dequantized, exactly, as it is used). Every product of an activation and
@@ -241,13 +242,14 @@ class Q8Embedding:
 
 
 def rope_tables(positions, d, base):
-    """-> (C, S), float64 [n, d/2, 2]: the cosine and sine of position.rope's angle for each position and pair,
+    """-> (C, S), float64 [n, d]: per position, each pair's (cos, cos) and (-sin, sin) of position.rope's angle,
     laid out for `turn_pairs`; kept for the last positions asked for (a forward pass asks 30 times)."""
     key = (positions.tobytes(), d, base)
     if _ROPE_TABLES.get("key") != key:
         angles = positions.astype(np.float64)[:, None] * (base ** (-np.arange(0, d, 2) / d))  # position._theta's
         cos, sin = np.cos(angles), np.sin(angles)  # [n, d/2]
-        _ROPE_TABLES.update(key=key, tables=(np.stack([cos, cos], axis=-1), np.stack([-sin, sin], axis=-1)))
+        tables = np.repeat(cos, 2, axis=-1), np.stack([-sin, sin], axis=-1).reshape(len(positions), d)
+        _ROPE_TABLES.update(key=key, tables=tables)
     return _ROPE_TABLES["tables"]
 
 
@@ -256,10 +258,13 @@ _ROPE_TABLES = {}  # the one entry of rope_tables
 
 def turn_pairs(x, tables):
     """x [..., n, d] -> position.rope's rotation of every pair (a, b) = (x[2i], x[2i+1]) to (a cos - b sin,
-    a sin + b cos), as x C + swap(x) S: three operations instead of eight, the very same numbers (a cos + b (-sin)
+    a sin + b cos), as x C + swap(x) S: four operations instead of eight, the very same numbers (a cos + b (-sin)
     rounds as a cos - b sin does; tests/test_smollm.py compares the two bit for bit)."""
-    cos, sin = tables  # [n, d/2, 2] each: (cos, cos) and (-sin, sin) per pair
-    pairs = x.reshape(*x.shape[:-1], -1, 2)  # [..., n, d/2, 2]
-    out = pairs * cos
-    out += pairs[..., ::-1] * sin  # each pair swapped: (b, a)
-    return out.reshape(x.shape)
+    cos, sin = tables  # [n, d]: (cos, cos) and (-sin, sin) for each pair
+    swapped = np.take(x, _PAIR_SWAP.setdefault(x.shape[-1], np.arange(x.shape[-1]) ^ 1), axis=-1)  # (b, a) per pair
+    out = x * cos
+    out += swapped * sin
+    return out
+
+
+_PAIR_SWAP = {}  # d -> [1, 0, 3, 2, ...]: the index of each feature's partner in its pair
