@@ -19,8 +19,8 @@ load average is recorded around each. A worker loads its model once (timed, impo
 loader's header cache beside the GGUF file is warm after the first run), warms up, then times each case.
 
 The ratios. On a shared virtual machine the same code runs faster or slower from one minute to the next
-(measured here: the same numpy forward pass 83 ms in one process and 104 ms in the next; PyTorch's 95 ms and
-132 ms), so two processes timed one after the other, a minute or more apart, compare the machine's minutes as
+(measured here: the same numpy forward pass 104 ms in one process and 83 ms in the next, minutes later;
+transformers' eager one 132 ms in one process and 92-103 ms in five others within the hour), so two processes timed one after the other, a minute or more apart, compare the machine's minutes as
 much as the programs. After its own measurements each worker therefore stays alive, idle, and the round ends
 with a paired phase: the kinds are timed in turn, one call at a time (never two processes computing at once,
 PAUSE seconds of rest before each call), so that each kind's i-th call falls within the same few seconds.
@@ -268,7 +268,7 @@ def report(med, paired, summary, kinds, loads, args, waited):
         f"- python {platform.python_version()}, cpu count {os.cpu_count()}, {datetime.date.today().isoformat()}",
         f"- load average (1 min) during the run: {min(loads):.2f} .. {max(loads):.2f}{waited}",
         f"- {args.rounds} rounds, each kind in a fresh process, alternating; medians of every timed call", "",
-        "The table: each process's own calls, made one process after the other (a minute or more apart).",
+        "The table: each process's own calls, made one process after the other (a minute or more apart).", "",
         f"| kind | load s | forward, {N_PROMPT} tokens ms | {N_NEW} greedy tokens, cache ms |"
         f" {N_NEW} tokens, no cache ms | {N_LONG}-token prompt + {N_NEW}, cache ms | the same, no cache ms |",
         "|---|---|---|---|---|---|---|",
@@ -278,10 +278,11 @@ def report(med, paired, summary, kinds, loads, args, waited):
         cells = [f"{m['load']:.2f}"] + [ms(m[key]) for key in TIMED]
         lines.append(f"| {k} | {' | '.join(cells)} |")
     pairs = {case: len(by_kind[kinds[0]]) // args.rounds for case, by_kind in paired.items()}
-    bursts = ", ".join(f"{case}: {pairs[case]} per kind and round, each the median of {BURST[case]}" for case in pairs)
+    bursts = "; ".join(f"{case}: {pairs[case]} pairs per round, each time the median of {BURST[case]} call(s) in a row"
+                       for case in pairs)  # fmt: skip
     lines += ["", "Paired: every process alive and idle, the kinds timed in turn, one process at a time, each kind's"
               " i-th time within the same few seconds, after one untimed forward pass in that process"
-              f" ({bursts} calls in a row); a ratio is the median of numpy's time over PyTorch's in each pair.", "",
+              f" ({bursts}); a ratio is the median of numpy's time over PyTorch's in each pair.", "",
               "| kind | " + " | ".join(f"{case}, paired, median ms" for case in pairs) + " |",
               "|---|" + "---|" * len(pairs)]  # fmt: skip
     for k in kinds:
