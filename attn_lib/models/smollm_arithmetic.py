@@ -1,5 +1,5 @@
 """The arithmetic of SmolLM2 in numpy (attn_lib.models.smollm): how each product is summed and on how many cores,
-and RoPE's pairs turned in three operations (`turn_pairs`).
+and RoPE's pairs turned in four operations (`turn_pairs`).
 
 Precision. The weights are float32 (the dequantized 4-bit numbers, exact in float32; the embedding is kept as its
 8-bit codes and scales, `Q8Embedding`, and dequantized, exactly, as it is used). Every product of an activation and
@@ -238,22 +238,23 @@ class Q8Embedding:
         return out
 
 
-# --- RoPE: its tables made once per forward pass, the pairs turned in three operations --------------------------
+# --- RoPE: its tables made once per forward pass, the pairs turned in four operations ---------------------------
 
 
 def rope_tables(positions, d, base):
     """-> (C, S), float64 [n, d]: per position, each pair's (cos, cos) and (-sin, sin) of position.rope's angle,
     laid out for `turn_pairs`; kept for the last positions asked for (a forward pass asks 30 times)."""
     key = (positions.tobytes(), d, base)
-    if _ROPE_TABLES.get("key") != key:
+    entry = _ROPE_TABLES.get("last")  # (key, tables), replaced as one object: safe when two threads run the model
+    if entry is None or entry[0] != key:
         angles = positions.astype(np.float64)[:, None] * (base ** (-np.arange(0, d, 2) / d))  # position._theta's
         cos, sin = np.cos(angles), np.sin(angles)  # [n, d/2]
-        tables = np.repeat(cos, 2, axis=-1), np.stack([-sin, sin], axis=-1).reshape(len(positions), d)
-        _ROPE_TABLES.update(key=key, tables=tables)
-    return _ROPE_TABLES["tables"]
+        entry = key, (np.repeat(cos, 2, axis=-1), np.stack([-sin, sin], axis=-1).reshape(len(positions), d))
+        _ROPE_TABLES["last"] = entry
+    return entry[1]
 
 
-_ROPE_TABLES = {}  # the one entry of rope_tables
+_ROPE_TABLES = {}  # "last": the one entry of rope_tables
 
 
 def turn_pairs(x, tables):
