@@ -20,11 +20,12 @@ loader's header cache beside the GGUF file is warm after the first run), warms u
 
 The ratios. On a shared virtual machine the same code runs faster or slower from one minute to the next
 (measured here: the same numpy forward pass 104 ms in one process and 83 ms in the next, minutes later;
-transformers' eager one 132 ms in one process and 92-103 ms in five others within the hour), so two processes timed one after the other, a minute or more apart, compare the machine's minutes as
-much as the programs. After its own measurements each worker therefore stays alive, idle, and the round ends
-with a paired phase: the kinds are timed in turn, one call at a time (never two processes computing at once,
-PAUSE seconds of rest before each call), so that each kind's i-th call falls within the same few seconds.
-The budgets' ratios are the medians of numpy's time over PyTorch's in each such pair; the report gives their
+transformers' eager one 132 ms in one process and 92-103 ms in five others within the hour), so two processes
+timed one after the other, a minute or more apart, compare the machine's minutes as much as the programs.
+After its own measurements each worker therefore stays alive, idle, and the round ends with a paired phase:
+the kinds are timed in turn, one process at a time (never two computing at once, PAUSE seconds of rest before
+each, then one untimed forward pass), so that each kind's i-th time falls within the same few seconds. The
+budgets' ratios are the medians of numpy's time over PyTorch's in each such pair; the report gives their
 quartiles, the share of pairs within the budget, and the ratio of the processes' own medians beside them.
 Writes benchmarks/results/smollm_speed.{md,json} (not with --quick unless --out is given). Exits with
 status 1 when a budget is missed. Needs transformers, gguf and accelerate for the PyTorch side (the
