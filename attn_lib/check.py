@@ -9,7 +9,7 @@ Nothing is downloaded, and it takes seconds (a minute at most on a slow machine)
   requirements.txt and pyproject.toml);
 - the Chinese font: a figure that writes 猫吃鱼 and every other character of the course's examples is drawn,
   and a glyph the font lacks (matplotlib's "Glyph ... missing" warning) fails the check;
-- the model files of notebooks 09 and 13, present where `attn_lib.models.fetch` looks for them, checksums
+- the model files of notebooks 10 and 14, present where `attn_lib.models.fetch` looks for them, checksums
   verified (not fetched: the line says which command fetches them);
 - a widget: notebook 00's setup check is built and redrawn, as moving its slider would.
 
@@ -52,7 +52,7 @@ LIBRARIES = (
     ("gguf", "0.10"),
 )
 #: The notebook that reads each model the set-up command fetches.
-MODEL_NOTEBOOKS = ((fetch.MINILM, 9), (fetch.SMOLLM2, 13))
+MODEL_NOTEBOOKS = ((fetch.MINILM, 10), (fetch.SMOLLM2, 14))
 
 
 def _version_tuple(text):
@@ -117,7 +117,7 @@ def check_font(lang=None, family=None):
     return True, t("check.font", lang, family=name, count=len(characters))
 
 
-def check_model(lang=None, find=fetch.find_model_files, spec=None, number=9):
+def check_model(lang=None, find=fetch.find_model_files, spec=None, number=10):
     """(ok, line): the model files of notebook `number` (`spec`: fetch.MINILM by default) are where the course
     looks, with their pinned checksums."""
     spec = fetch.MINILM if spec is None else spec

@@ -200,7 +200,7 @@ def _block_sizes(n_q, n_k, itemsize, window=None, block_q=None, block_k=None):
 def _online_softmax(scores, v, key_blocks, scratch):
     """The online softmax of one block of query rows -> (unnormalised output o [bq, d_v], sum l [bq, 1]).
 
-    For each block of keys (notebook 10, section 3), with s = scores(j0, j1):
+    For each block of keys (notebook 11, section 3), with s = scores(j0, j1):
         m_new = max(m, max_j s_j),  alpha = exp(m - m_new),
         l = alpha l + sum_j exp(s_j - m_new),  o = alpha o + exp(s - m_new) @ v_j.
     In place: s is exponentiated where it lies (it is not needed again).

@@ -1,4 +1,4 @@
-"""Grouped-query attention: n_heads query heads share n_kv_heads key/value heads (notebook 11).
+"""Grouped-query attention: n_heads query heads share n_kv_heads key/value heads (notebook 12).
 
 Multi-head attention gives every query head its own keys and values. A model that generates text
 keeps every past key and value in its KV cache, and that cache, not the arithmetic, is what limits

@@ -1,4 +1,4 @@
-"""Sliding-window attention (notebook 11): each query sees only the last `window` keys, itself included.
+"""Sliding-window attention (notebook 12): each query sees only the last `window` keys, itself included.
 
 The mask convention of the course (True = may attend) with one more rule: query i may see key j when
 

@@ -7,7 +7,7 @@
     python benchmarks/attention_speed.py --threads 1        # numpy's BLAS and PyTorch on one thread each
     python benchmarks/attention_speed.py --window-only      # only the sliding window (n = 8192, W = 1024)
     python benchmarks/attention_speed.py --stored benchmarks/results/attention_speed.json   # measure nothing:
-                                             # notebook 10's table and the plot again, from a stored run
+                                             # notebook 11's table and the plot again, from a stored run
 
 The main table (issue 29): `tiled_attention` against PyTorch's fused CPU kernel (4-D input [1, h, n, d_k],
 the shape models use), float32, h = 12, d_k = 64, without a mask and causal. Each library runs in a
@@ -24,7 +24,7 @@ comes from a process of its own), and sliding-window attention, tiled_attention(
 against full causal tiled_attention at n = 8192 (WINDOW_HEADS heads; target: at least 3x faster).
 
 Writes benchmarks/results/attention_speed.{md,json,png} (--window-only and --quick write nothing unless
---out is given) and, from the same run, the figures notebook 10 prints and draws:
+--out is given) and, from the same run, the figures notebook 11 prints and draws:
 attn_lib/models/data/attention_speed.json (`attn_lib.models.speed_table.load_speed_table`; not with --out,
 so a run elsewhere leaves the notebook's table alone). Exits with status 1 when a target is missed, among
 them tiled_attention <= 1.5x PyTorch's fused kernel at n = 2048, with and without the causal mask.
@@ -420,7 +420,7 @@ def plot(rows, path):
 
 
 def package_table(stored):
-    """The figures notebook 10 reads, taken from a run's results (the `stored` dict of main).
+    """The figures notebook 11 reads, taken from a run's results (the `stored` dict of main).
 
     Milliseconds to 3 decimals, so that the ratios the notebook computes are those of attention_speed.md.
     """
@@ -428,7 +428,7 @@ def package_table(stored):
     split = stored["breakdown"]
     return {
         "about": "Made by benchmarks/attention_speed.py from the run in benchmarks/results/attention_speed.json"
-        " (median milliseconds per call; each library in a process of its own). Notebook 10 prints and draws it.",
+        " (median milliseconds per call; each library in a process of its own). Notebook 11 prints and draws it.",
         "command": stored["command"],
         "date": stored["date"],
         "machine": {key: stored["machine"][key] for key in ("cpus", "cpu", "python", "numpy", "torch", "blas")},
@@ -477,7 +477,7 @@ def main(argv=None):
     parser.add_argument("--max-wait", type=float, default=3600, help="seconds to wait for that at most (default 3600)")
     parser.add_argument("--out", type=Path, help=f"folder for attention_speed.{{md,json,png}} (default {RESULTS})")
     parser.add_argument("--window-only", action="store_true", help="only the sliding-window case")
-    parser.add_argument("--stored", type=Path, help="measure nothing: notebook 10's table and the plot from this JSON")
+    parser.add_argument("--stored", type=Path, help="measure nothing: notebook 11's table and the plot from this JSON")
     args = parser.parse_args(argv)
     if args.stored:
         stored = json.loads(args.stored.read_text(encoding="utf-8"))
@@ -592,7 +592,7 @@ def main(argv=None):
         (out / "attention_speed.json").write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
         plot(rows, out / "attention_speed.png")
         print(f"wrote {out / 'attention_speed.md'}, .json and .png")
-        if args.out is None:  # the default results: notebook 10's table follows them
+        if args.out is None:  # the default results: notebook 11's table follows them
             write_package_table(stored)
     return 1 if "MISSED" in text else 0
 

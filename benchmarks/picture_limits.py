@@ -24,7 +24,7 @@ BUDGET_S = 3.0
 
 #: name -> the code that builds (and renders) one picture; `weights(h, n)` and `png(fig)` are defined for it.
 CASES = {
-    "plot_attention, 15 tokens (notebook 09)": "png(pictures.plot_attention(weights(1, 15)[0], tokens(15)))",
+    "plot_attention, 15 tokens (notebook 10)": "png(pictures.plot_attention(weights(1, 15)[0], tokens(15)))",
     "plot_attention, 150 tokens": "png(pictures.plot_attention(weights(1, 150)[0], tokens(150)))",
     "plot_attention, 512 tokens": "png(pictures.plot_attention(weights(1, 512)[0], tokens(512)))",
     "plot_attention, 512 tokens, causal mask": (

@@ -1,4 +1,4 @@
-"""Notebook 13's budgets: SmolLM2-135M in numpy (attn_lib.models.smollm) against transformers, each in its own process.
+"""Notebook 14's budgets: SmolLM2-135M in numpy (attn_lib.models.smollm) against transformers, each in its own process.
 
     python benchmarks/smollm_speed.py                    # 3 rounds, numpy and PyTorch processes alternating
     python benchmarks/smollm_speed.py --rounds 5 --wait-load 0.5

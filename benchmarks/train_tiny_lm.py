@@ -1,4 +1,4 @@
-"""Train notebook 12's tiny language model from several seeds on one core; store seed 0's weights and the table.
+"""Train notebook 13's tiny language model from several seeds on one core; store seed 0's weights and the table.
 
 For every seed, `attn_lib.models.lm_training.train` runs with its settings (1,500 minibatch steps,
 the best validation checkpoint kept), `attn_lib.models.lm_experiment.measure` takes its row on the
@@ -8,9 +8,9 @@ seconds are added with the load averages before and after. Notebook 01's counted
 (add-one and interpolated) are scored on the same test tokens once, and seed 0 is trained again in
 float64, to measure how far other roundings move its row (the re-training test's tolerances rest on it).
 
-Writes attn_lib/models/data/tiny_lm_seeds.json (the table; notebook 12 reads it, tests/test_tiny_lm_stored.py
+Writes attn_lib/models/data/tiny_lm_seeds.json (the table; notebook 13 reads it, tests/test_tiny_lm_stored.py
 re-derives seed 0's row) and attn_lib/models/data/tiny_lm_seed0.npz (seed 0's float32 weights, the
-model notebook 12 uses). Prints markdown tables. Exits with status 1 if a target is missed: seed 0
+model notebook 13 uses). Prints markdown tables. Exits with status 1 if a target is missed: seed 0
 must beat the counted trigram's test perplexity and get at least 90% of the test blanks, and the
 stored files must stay within 2 MB.
 

@@ -13,7 +13,7 @@ it builds the heads widget, then moves the slider through every h (each a first 
 
 It prints a markdown table of medians against the budgets (100 ms for 猫吃鱼 and for notebook 07's
 position slider, 250 ms for a 12-token sentence with 12 heads, 1 s for the slowest move with 200
-tokens; 100 ms for notebook 11's K/V-heads and sliding-window sliders and for notebook 12's temperature, top-k
+tokens; 100 ms for notebook 12's K/V-heads and sliding-window sliders and for notebook 13's temperature, top-k
 and top-p sliders, which also write a sampled sentence with the KV cache) and the peak memory against
 its budget (300 MB), and exits with status 1 if any budget is missed. Timings depend on the machine and its load.
 

@@ -262,7 +262,7 @@ def test_torch_default_activation_is_relu_so_the_comparison_names_it():
     assert np.abs(transformer_block(x, params, 2)[0] - expected).max() > 1e-3  # GELU is not ReLU
 
 
-# --- RMSNorm and SwiGLU (notebook 07's "what today's models use", notebook 13's real model) ---------
+# --- RMSNorm and SwiGLU (notebook 07's "what today's models use", notebook 14's real model) ---------
 
 
 def test_rms_norm_matches_a_loop_spec_and_keeps_float32():

@@ -1,7 +1,7 @@
-"""Notebook 11's budget question: each classic mistake in counting conversations gets its own diagnosis.
+"""Notebook 12's budget question: each classic mistake in counting conversations gets its own diagnosis.
 
 A correct learner-style count passes (with attn_lib.grouped.kv_cache_bytes or by hand); the checker's own
-answers are those of notebook 11 (133 conversations of 32k tokens beside Mistral 7B in 80 GiB with its
+answers are those of notebook 12 (133 conversations of 32k tokens beside Mistral 7B in 80 GiB with its
 window, 16 without); every wrong version below is diagnosed with exactly the i18n key next to it
 (test_exercises.py counts these keys when it asks that every diagnosis is reached).
 """

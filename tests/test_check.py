@@ -29,7 +29,7 @@ def model_present():
 
 def test_on_this_machine_every_check_passes_and_the_command_exits_0():
     if not model_present():
-        pytest.skip("the model files of notebooks 09 and 13 are not here: run python -m attn_lib.models.fetch")
+        pytest.skip("the model files of notebooks 10 and 14 are not here: run python -m attn_lib.models.fetch")
     result = subprocess.run(
         [sys.executable, "-m", "attn_lib.check"], capture_output=True, text=True, timeout=120, cwd=ROOT
     )
@@ -38,7 +38,7 @@ def test_on_this_machine_every_check_passes_and_the_command_exits_0():
     assert len(lines) == len(check.checks()) + 2 and all(line.startswith("✓ ") for line in lines[1:-1]), lines
     assert lines[-1].startswith(f"Ready: all {len(check.checks())} checks passed")
     assert any("猫吃鱼" in line for line in lines) and any("widget" in line for line in lines)
-    assert any("notebook 13 (SmolLM2-135M-Instruct)" in line for line in lines)
+    assert any("notebook 14 (SmolLM2-135M-Instruct)" in line for line in lines)
 
 
 def test_a_font_without_chinese_glyphs_fails_with_a_line():
@@ -53,9 +53,9 @@ def test_missing_model_files_fail_with_the_command_that_fetches_them(tmp_path, m
     assert not ok and "python -m attn_lib.models.fetch" in line
     assert not any(tmp_path.rglob("*.safetensors")), "the check must not fetch anything"
     ok, line = check.check_model(lang="zh")
-    assert not ok and "缺少第 9 课要用的 all-MiniLM-L6-v2 模型文件" in line
-    ok, line = check.check_model(lang="en", spec=fetch.SMOLLM2, number=13)
-    assert not ok and "notebook 13 (SmolLM2-135M-Instruct) are missing" in line
+    assert not ok and "缺少第 10 课要用的 all-MiniLM-L6-v2 模型文件" in line
+    ok, line = check.check_model(lang="en", spec=fetch.SMOLLM2, number=14)
+    assert not ok and "notebook 14 (SmolLM2-135M-Instruct) are missing" in line
     assert not any(tmp_path.rglob("*.gguf")), "the check must not fetch anything"
 
 

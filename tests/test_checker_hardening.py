@@ -49,7 +49,7 @@ def test_batched_must_be_true_or_false(run):
 
 
 def three_d_only(q, k, v, mask=None):
-    """Right for [n, d_k] and [B, n, d_k]; k.transpose(0, 2, 1) fails on the [B, h, n, d_k] of notebooks 06 and 09."""
+    """Right for [n, d_k] and [B, n, d_k]; k.transpose(0, 2, 1) fails on the [B, h, n, d_k] of notebooks 06 and 10."""
     k_t = k.T if k.ndim == 2 else k.transpose(0, 2, 1)
     scores = q @ k_t / np.sqrt(q.shape[-1])
     if mask is not None:

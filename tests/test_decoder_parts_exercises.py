@@ -1,4 +1,4 @@
-"""Notebook 13's checkers of a decoder's parts: each classic mistake, written as a learner would, gets its diagnosis.
+"""Notebook 14's checkers of a decoder's parts: each classic mistake, written as a learner would, gets its diagnosis.
 
 Correct learner-style code passes, in float64 and float32; attn_lib's own functions are refused (the
 exercise asks for the learner's code); every wrong version below is diagnosed with exactly the i18n key

@@ -269,7 +269,7 @@ def test_online_softmax_tiles_of_a_long_sentence_draw_few_artists_and_state_thei
     masked = [p for p in ax.patches if p.get_hatch() and p.get_zorder() == 1.9]
     cell = masked[0].get_height()
     assert round(sum(p.get_width() for p in masked) / cell) == 256 * 255 // 2  # exactly the future cells
-    small = pictures.draw_online_softmax_tiles(lang="en").axes[0]  # notebook 10's: one patch per masked cell
+    small = pictures.draw_online_softmax_tiles(lang="en").axes[0]  # notebook 11's: one patch per masked cell
     assert len([p for p in small.patches if p.get_zorder() == 1.9]) == 18  # 3 diagonal tiles x 6 future cells
     with pytest.raises(ValueError, match=r"n_q=300 is more than the diagram's limit of 256"):
         pictures.draw_online_softmax_tiles(300, 12)

@@ -1,4 +1,4 @@
-"""Notebook 10's checker: each classic mistake in the online-softmax update gets its own diagnosis.
+"""Notebook 11's checker: each classic mistake in the online-softmax update gets its own diagnosis.
 
 A correct learner-style update passes, in float64 and float32; chaining the checker's own update over the
 blocks of a row gives softmax(s) @ v, as tiled_attention does; every wrong version below is diagnosed with

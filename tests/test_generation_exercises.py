@@ -1,4 +1,4 @@
-"""Notebook 12's checkers: each classic mistake, written as a learner would, gets its own diagnosis.
+"""Notebook 13's checkers: each classic mistake, written as a learner would, gets its own diagnosis.
 
 Correct learner-style code passes (float32 too); attn_lib's own samplers and generation loop are refused
 (the exercise asks for the learner's code); every wrong version below is diagnosed with exactly the i18n

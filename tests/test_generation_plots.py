@@ -1,4 +1,4 @@
-"""Notebook 12's pictures: each draws in both languages with every glyph and its text inside the figure, and
+"""Notebook 13's pictures: each draws in both languages with every glyph and its text inside the figure, and
 draws the numbers it is given (bar heights recomputed here with attn_lib.sampling)."""
 
 import numpy as np

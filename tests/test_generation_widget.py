@@ -1,4 +1,4 @@
-"""Notebook 12's sampling widget: set each control's value in Python, then check what it computed and drew.
+"""Notebook 13's sampling widget: set each control's value in Python, then check what it computed and drew.
 
 The expected distribution and sentence are recomputed here from attn_lib.sampling and
 attn_lib.models.generation (the model's logits, a fresh seeded sampler), so the widget cannot agree with

@@ -307,7 +307,7 @@ def test_grouped_query_attention_says_it_takes_no_biases():
         grouped_query_attention(np.ones((3, 8)), w["w_q"], w["w_k"], w["w_v"], w["w_o"], 4, 2, b_q=np.zeros(8))
 
 
-# --- a replacement attention inside grouped_attention (notebook 13's seam) --------------------------------
+# --- a replacement attention inside grouped_attention (notebook 14's seam) --------------------------------
 
 
 def loop_attention(q, k, v, mask=None):

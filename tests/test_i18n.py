@@ -17,11 +17,11 @@ CODE_WORDS = {
     "softmax", "numpy", "logits", "inf", "NaN", "None", "True", "False", "NotImplementedError", "return",
     "mask", "axis", "keepdims", "exp", "weights", "reshape", "heads", "int", "dtype", "bool", "SHA", "pip",
     "download", "deps", "Var", "Token", "PyTorch", "GPU", "CPU", "MiniLM", "GiB", "MiB", "KiB",
-    "MHA", "GQA", "MQA", "Llama", "Mistral", "Falcon",  # the glossary's abbreviations and model names (notebook 11)
-    "top", "Hugging", "Face", "TopKLogitsWarper", "TopPLogitsWarper",  # the samplers and their reference (notebook 12)
+    "MHA", "GQA", "MQA", "Llama", "Mistral", "Falcon",  # the glossary's abbreviations and model names (notebook 12)
+    "top", "Hugging", "Face", "TopKLogitsWarper", "TopPLogitsWarper",  # the samplers and their reference (notebook 13)
     "GPT", "NeoX", "LLaMA", "RMSNorm",  # code families notebook 07's checkers name, unquoted (notebooks/zh/STYLE.md)
-    "OPT", "PagedAttention",  # a model and a method notebook 11's notes on its configurations name
-    "LayerNorm", "SwiGLU", "GeGLU", "GLU", "SiLU", "GELU", "UTF", "SmolLM", "Instruct",  # notebook 13
+    "OPT", "PagedAttention",  # a model and a method notebook 12's notes on its configurations name
+    "LayerNorm", "SwiGLU", "GeGLU", "GLU", "SiLU", "GELU", "UTF", "SmolLM", "Instruct",  # notebook 14
     "eps", "gain", "beta",  # the names of RMSNorm's and LayerNorm's arguments
 }  # fmt: skip
 

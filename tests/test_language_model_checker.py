@@ -29,7 +29,7 @@ def plain(q, k, v, mask=None, scale=None, use_mask=True):
 
 
 def grouped(q, k, v, mask=None, spread=np.repeat, scale=None):
-    """A learner's grouped-query attention from notebook 11: 9 query heads, 3 K/V heads."""
+    """A learner's grouped-query attention from notebook 12: 9 query heads, 3 K/V heads."""
     g = q.shape[-3] // k.shape[-3]
     if spread is np.tile:
         k, v = np.tile(k, (g, 1, 1)), np.tile(v, (g, 1, 1))

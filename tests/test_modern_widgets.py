@@ -1,4 +1,4 @@
-"""Notebook 11's sliders: set each control's value in Python, then check what the widget computed and drew.
+"""Notebook 12's sliders: set each control's value in Python, then check what the widget computed and drew.
 
 The expected numbers are recomputed here head by head and position by position (plain loops, the
 plain-loop attention of tests/reference.py), so the widgets cannot agree with themselves by accident.

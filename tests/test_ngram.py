@@ -141,7 +141,7 @@ def test_bad_input_gets_a_clear_error(kwargs, error, pattern):
         next_token_distribution(**args)
 
 
-# --- every token scored (notebook 12): windows padded with <bos>, add-one, interpolation, perplexity ------
+# --- every token scored (notebook 13): windows padded with <bos>, add-one, interpolation, perplexity ------
 
 from attn_lib.models.ngram import (  # noqa: E402
     add_one_log_probs,

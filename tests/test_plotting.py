@@ -328,7 +328,7 @@ def tick_labels(axis):
 
 
 def test_figure_sizes_of_the_notebooks_do_not_change():
-    """Up to 24 tokens a heatmap grows 0.45 in per token as before (notebook 09's 15 tokens: 9.15 x 7.95 in)."""
+    """Up to 24 tokens a heatmap grows 0.45 in per token as before (notebook 10's 15 tokens: 9.15 x 7.95 in)."""
     for n, side in ((3, 3.5), (15, 6.75), (24, 10.8)):
         fig = plot_attention(np.full((n, n), 1 / n), [f"t{i}" for i in range(n)])
         np.testing.assert_allclose(fig.get_size_inches(), (side + 2.4, side + 1.2))

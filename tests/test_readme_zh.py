@@ -141,5 +141,5 @@ def test_the_title_checks_can_fail():
     row = "| 07 | [位置信息与 Transformer 块](notebooks/zh/07_position_and_the_transformer_block.ipynb) | … |"
     assert map_titles(row) == [("07", "位置信息与 Transformer 块", "07_position_and_the_transformer_block.ipynb")]
     assert TITLES["07_position_and_the_transformer_block.ipynb"] != "位置信息与 Transformer 块"
-    link = "见[第 11 课（当今模型中的注意力）](11_attention_in_modern_models.ipynb)"
-    assert lesson_links(link) == [("当今模型中的注意力", "11_attention_in_modern_models.ipynb")]
+    link = "见[第 12 课（当今模型中的注意力）](12_attention_in_modern_models.ipynb)"
+    assert lesson_links(link) == [("当今模型中的注意力", "12_attention_in_modern_models.ipynb")]

@@ -1,4 +1,4 @@
-"""What notebook 09 says about all-MiniLM-L6-v2, checked on the model: the parameter count against the model's
+"""What notebook 10 says about all-MiniLM-L6-v2, checked on the model: the parameter count against the model's
 file (the pooler is the difference from the model card's 22.7 M), and head (4, 2) doing two of the article's
 "relations". Skipped, with the reason, when the model's files are not available."""
 

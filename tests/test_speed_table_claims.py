@@ -1,4 +1,4 @@
-"""What notebook 10's text says about the stored speed table (attn_lib/models/data/attention_speed.json).
+"""What notebook 11's text says about the stored speed table (attn_lib/models/data/attention_speed.json).
 
 The notebook prints the table and its ratios (nbval compares them) and asserts none of them: timings are one
 run's. Here every sentence of its section "Where the time goes" (and of its side path and summary) that

@@ -1,4 +1,4 @@
-"""Notebook 12's tiny language model: its corpus, its gradients (vs PyTorch and finite differences), the KV cache.
+"""Notebook 13's tiny language model: its corpus, its gradients (vs PyTorch and finite differences), the KV cache.
 
 The stored weights and the table over seeds are checked in test_tiny_lm_stored.py.
 """

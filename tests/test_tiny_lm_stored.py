@@ -1,4 +1,4 @@
-"""Notebook 12's stored model: the weights give the stored numbers, a re-training reproduces them, the table is today's.
+"""Notebook 13's stored model: the weights give the stored numbers, a re-training reproduces them, the table is today's.
 
 The weights (attn_lib/models/data/tiny_lm_seed0.npz) and the table over seeds (tiny_lm_seeds.json) are
 made by benchmarks/train_tiny_lm.py. Re-training seed 0 takes about 20 s of CPU; it runs in a fresh

@@ -252,8 +252,8 @@ def test_the_english_of_a_term_is_given_once():
 
 def test_the_regloss_check_can_fail():
     terms = glossary_terms()
-    assert terms["词元"][0] == "01" and terms["因果掩码"][0] == "05" and terms["KV 缓存"] == ("10", {"kv", "cache"})
-    token, cache = ("01", {"token"}), ("10", {"kv", "cache"})
+    assert terms["词元"][0] == "01" and terms["因果掩码"][0] == "05" and terms["KV 缓存"] == ("11", {"kv", "cache"})
+    token, cache = ("01", {"token"}), ("11", {"kv", "cache"})
     glosses = {
         "00": "词元（token）",
         "01": "词元（token）",
@@ -262,8 +262,8 @@ def test_the_regloss_check_can_fail():
     }
     assert regloss_problems(glosses, {"词元": token, "KV 缓存": cache}) == [("08", "词元")]
     assert regloss_problems(
-        {**glosses, "10": "KV 缓存（KV cache）", "11": "KV 缓存（KV cache）"}, {"KV 缓存": cache}
-    ) == [("11", "KV 缓存")]
+        {**glosses, "11": "KV 缓存（KV cache）", "12": "KV 缓存（KV cache）"}, {"KV 缓存": cache}
+    ) == [("12", "KV 缓存")]
     assert (
         regloss_problems(
             {"01": "掩码（True 表示可以关注）", "02": "掩码（True 表示可以关注）"}, {"掩码": ("05", {"mask"})}

@@ -1,7 +1,7 @@
 """Reference numbers for all-MiniLM-L6-v2 from PyTorch + transformers -> attn_lib/models/data/minilm_reference.json.
 
 The numbers come from transformers' BertModel, independent of attn_lib's numpy forward pass, so that
-notebook 09 and the tests can check attn_lib against them without PyTorch installed. Only the
+notebook 10 and the tests can check attn_lib against them without PyTorch installed. Only the
 tokenizer and the file finder are shared with attn_lib.
 
     python tools/make_reference_numbers.py          # needs torch and transformers (CI installs both)

@@ -1,7 +1,7 @@
 """Reference numbers for SmolLM2-135M-Instruct from transformers -> attn_lib/models/data/smollm_reference.json.
 
 The numbers come from transformers' LlamaForCausalLM reading the same GGUF file (float32, CPU, its default
-sdpa attention), independent of attn_lib's numpy forward pass, so that notebook 13 and the tests can check
+sdpa attention), independent of attn_lib's numpy forward pass, so that notebook 14 and the tests can check
 attn_lib against them without PyTorch installed: the top 10 next tokens and their logits after two
 prompts, and the greedy tokens after two prompts (20, or up to and with <|im_end|>). Only the file finder
 is shared with attn_lib; the token ids come from transformers' own tokenizer.

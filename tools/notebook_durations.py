@@ -13,7 +13,7 @@ Why these constants:
 - MINUTES_PER_CODE_LINE = 0.12 (about 7 seconds a line). A code line is read, run (Shift-Enter) and its
   output compared with the text; most cells are 5-15 lines with one printout or one figure.
 
-With them, notebooks 07-11 (2,900-3,500 words and 200-272 code lines when this was written) take 45-60
+With them, notebooks 07, 08 and 10-12 (2,900-3,500 words and 200-272 code lines when this was written) take 45-60
 minutes, which is what an instructor who worked through them reported (issue 26: 45-75).
 
     python tools/notebook_durations.py           # the table: words, code lines, minutes

@@ -33,13 +33,13 @@ One module per notebook or topic, and the machinery beside them:
     multihead   notebook 06: split the heads, multi-head attention, the parameter count
     position    notebook 07: the sinusoidal table, attention with RoPE, layer norm
     training    notebook 08: the ablation mask that hides one token
-    capstone    notebook 09: your attention function inside the real model
-    efficient   notebook 10: one update of the online softmax
-    modern      notebook 11: grouped-query attention, the sliding-window mask, the KV-cache size
-    budget      notebook 11: how many conversations fit beside a model's weights
-    generation  notebook 12: temperature, top-k, top-p, writing with the KV cache
-    decoder_parts   notebook 13: RMSNorm, the SwiGLU feed-forward, one decode step with a grouped cache
-    language_model  notebook 13: your attention function inside a real language model (SmolLM2-135M)
+    capstone    notebook 10: your attention function inside the real model
+    efficient   notebook 11: one update of the online softmax
+    modern      notebook 12: grouped-query attention, the sliding-window mask, the KV-cache size
+    budget      notebook 12: how many conversations fit beside a model's weights
+    generation  notebook 13: temperature, top-k, top-p, writing with the KV cache
+    decoder_parts   notebook 14: RMSNorm, the SwiGLU feed-forward, one decode step with a grouped cache
+    language_model  notebook 14: your attention function inside a real language model (SmolLM2-135M)
     diagnose    running a learner's function safely, the verdict line (`Result`)
     compare     comparing with the answer: tolerances (float16 within its own precision), the first
                 difference, numbers printed with the digits that tell them apart

@@ -229,7 +229,7 @@ def _attention_cases(batched):
         q_b, k_b = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4))
         q_c, k_c = rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 4))
         q_p, k_p = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4))
-        # two leading axes [B, h, n, d_k], as every head of multi-head attention gives them (notebooks 06, 09)
+        # two leading axes [B, h, n, d_k], as every head of multi-head attention gives them (notebooks 06, 10)
         q_h, k_h = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 6, 5))
         q_m, k_m = rng.standard_normal((2, 3, 5, 4)), rng.standard_normal((2, 3, 5, 4))
         specs += [

@@ -1,4 +1,4 @@
-"""Notebook 11's budget question, checked: how many conversations fit beside a model's weights on one GPU.
+"""Notebook 12's budget question, checked: how many conversations fit beside a model's weights on one GPU.
 
 Built like the checkers of `attn_lib.exercises` (which re-exports these): run the learner's function on
 published configurations (Mistral 7B with and without its sliding window, Llama 2 7B), compare with the
@@ -23,7 +23,7 @@ __all__ = ["GIB", "MISTRAL_7B_PARAMETERS", "check_conversations", "conversations
 GIB = 2**30
 #: Mistral 7B's parameters, as its released safetensors count them (mistralai/Mistral-7B-v0.1: 7.24B).
 MISTRAL_7B_PARAMETERS = 7_241_732_096
-#: Llama 2 7B's, as in notebook 10 (Touvron et al. 2023: 6.74 billion).
+#: Llama 2 7B's, as in notebook 11 (Touvron et al. 2023: 6.74 billion).
 LLAMA2_7B_PARAMETERS = 6_740_000_000
 BYTES = 2  # float16: the weights and the cache
 

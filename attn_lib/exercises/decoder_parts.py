@@ -1,4 +1,4 @@
-"""Notebook 13's self-checking exercises: RMSNorm, the SwiGLU feed-forward, and one decode step with a grouped cache.
+"""Notebook 14's self-checking exercises: RMSNorm, the SwiGLU feed-forward, and one decode step with a grouped cache.
 
 Built like the checkers of `attn_lib.exercises` (which re-exports these): run the learner's function on
 seeded inputs whose sizes all differ, compare with attn_lib, print one line, and when the result is wrong,

@@ -1,4 +1,4 @@
-"""Notebook 10's self-checking exercise: one update of the online softmax.
+"""Notebook 11's self-checking exercise: one update of the online softmax.
 
 Built like the checkers of `attn_lib.exercises` (which re-exports these): run the learner's update on
 seeded running states and blocks whose sizes all differ, compare with the update written here as the

@@ -1,4 +1,4 @@
-"""Notebook 12's self-checking exercises: temperature, top-k, top-p, and writing with the KV cache.
+"""Notebook 13's self-checking exercises: temperature, top-k, top-p, and writing with the KV cache.
 
 Built like the checkers of `attn_lib.exercises` (which re-exports these): run the learner's function on
 seeded inputs, compare with attn_lib.sampling and attn_lib.models.generation, print one line, and when the

@@ -2,7 +2,7 @@
 
 ``check_in_language_model(fn)`` takes an attention function ``(q, k, v, mask=None) -> (output, weights)``:
 either a plain one (notebooks 04-05: q, k, v with as many heads each) or a grouped-query one (notebook
-11: q with 9 heads, k and v with 3). It runs the model on the article's English sentence (`SENTENCE`)
+12: q with 9 heads, k and v with 3). It runs the model on the article's English sentence (`SENTENCE`)
 with that function doing the attention step of all 30 layers, and prints ONE line::
 
     ✓ your attention inside SmolLM2-135M-Instruct: the logits of all 12 positions match the model's own ...
@@ -168,7 +168,7 @@ def run_in_language_model_checks(fn, model=None, timeout=DEFAULT_TIMEOUT):
 
 
 def check_in_language_model(fn, lang=None, model=None, timeout=DEFAULT_TIMEOUT):
-    """fn: your attention (notebooks 04-05) or grouped-query attention (notebook 11), run inside SmolLM2-135M.
+    """fn: your attention (notebooks 04-05) or grouped-query attention (notebook 12), run inside SmolLM2-135M.
 
     Prints one verdict line; True if the model's logits come out as the model's own.
     """

@@ -1,4 +1,4 @@
-"""Notebook 11's self-checking exercises: grouped-query attention, the sliding-window mask, the KV-cache size.
+"""Notebook 12's self-checking exercises: grouped-query attention, the sliding-window mask, the KV-cache size.
 
 Built like the checkers of `attn_lib.exercises` (which re-exports these): run the learner's function on
 seeded inputs whose sizes all differ, compare with attn_lib, print one line, and when the result is

@@ -6,10 +6,10 @@ English and Chinese side by side, so that a sentence changed in one language is 
     plots                the heatmaps and plots (attn_lib.pictures)
     diagrams             the diagrams drawn by code
     widgets              the widgets (attn_lib.widgets)
-    generation           notebook 12's pictures and sampling widget
-    language_model       notebook 13's pictures (the real language model)
+    generation           notebook 13's pictures and sampling widget
+    language_model       notebook 14's pictures (the real language model)
     models               the model fetcher's messages (attn_lib.models.fetch)
-    configs              notebook 11's notes on the published model configurations it prints
+    configs              notebook 12's notes on the published model configurations it prints
     check                the learner's readiness check (python -m attn_lib.check)
     exercises_shared     the diagnoses several checkers share (attn_lib.exercises.diagnose, .mistakes)
     exercises_<topic>    each checker module's own words (counting, basics, attention, multihead,

@@ -1,4 +1,4 @@
-"""What notebook 11 says about each published configuration it prints (attn_lib.models.configs.source_note).
+"""What notebook 12 says about each published configuration it prints (attn_lib.models.configs.source_note).
 
 Each key is "configs.source." + the configuration's name. The English is the source as the data names it; the
 Chinese says what the source shows, then cites it as it is (paper and file names stay in English).

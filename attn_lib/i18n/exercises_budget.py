@@ -1,4 +1,4 @@
-"""The words of notebook 11's budget checker (attn_lib.exercises.budget).
+"""The words of notebook 12's budget checker (attn_lib.exercises.budget).
 
 Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the language.
 """

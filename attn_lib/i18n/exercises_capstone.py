@@ -1,4 +1,4 @@
-"""The words of notebook 09's capstone checker (attn_lib.exercises.capstone): your attention in the real model.
+"""The words of notebook 10's capstone checker (attn_lib.exercises.capstone): your attention in the real model.
 
 Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the language.
 """

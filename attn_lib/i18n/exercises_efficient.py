@@ -1,4 +1,4 @@
-"""The words of notebook 10's checker (attn_lib.exercises.efficient).
+"""The words of notebook 11's checker (attn_lib.exercises.efficient).
 
 Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the language.
 """

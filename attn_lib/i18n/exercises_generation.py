@@ -1,4 +1,4 @@
-"""The words of notebook 12's checkers (attn_lib.exercises.generation).
+"""The words of notebook 13's checkers (attn_lib.exercises.generation).
 
 Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the language.
 """

@@ -1,4 +1,4 @@
-"""The words of notebook 13's checkers (attn_lib.exercises.decoder_parts, attn_lib.exercises.language_model).
+"""The words of notebook 14's checkers (attn_lib.exercises.decoder_parts, attn_lib.exercises.language_model).
 
 Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the language.
 """

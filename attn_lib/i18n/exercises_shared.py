@@ -211,11 +211,11 @@ STRINGS = {
     ),
     "exercises.batch_heads": (
         "Correct for one sentence and for a batch [B, n, d_k], but it fails with two leading axes, [B, h, n, d_k]"
-        " ({error}): the shape every head's q, k and v have in multi-head attention (notebooks 06 and 09). Write it"
+        " ({error}): the shape every head's q, k and v have in multi-head attention (notebooks 06 and 10). Write it"
         " for any number of leading axes: np.swapaxes(k, -1, -2) rather than k.transpose(0, 2, 1), and q.shape[-1]"
         " rather than q.shape[2].",
         "单个序列和批量输入 [B, n, d_k] 都正确，但输入前面有两个轴、形状为 [B, h, n, d_k] 时出错（{error}）："
-        "多头注意力里每个头的 q、k、v 都是这个形状，第 6 课和第 9 课都会这样调用它。请让函数适用于前面有任意多个轴的"
+        "多头注意力里每个头的 q、k、v 都是这个形状，第 6 课和第 10 课都会这样调用它。请让函数适用于前面有任意多个轴的"
         "输入：用 np.swapaxes(k, -1, -2) 而不是 k.transpose(0, 2, 1)，用 q.shape[-1] 而不是 q.shape[2]。",
     ),
     "exercises.attn_mask_after_softmax": (

@@ -1,4 +1,4 @@
-"""The words of notebook 12's pictures and sampling widget (attn_lib.pictures.generation_plots, .widgets.generation).
+"""The words of notebook 13's pictures and sampling widget (attn_lib.pictures.generation_plots, .widgets.generation).
 
 Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the language.
 """

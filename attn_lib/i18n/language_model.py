@@ -1,4 +1,4 @@
-"""The words of notebook 13's pictures (attn_lib.pictures.lm_plots): the real language model.
+"""The words of notebook 14's pictures (attn_lib.pictures.lm_plots): the real language model.
 
 Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the language.
 """

@@ -1,21 +1,21 @@
 """The course's models, their data and their loaders, one module per job:
 
-    ngram            notebooks 01 and 12: the counted next-token model; smoothing and perplexity
-    configs          notebooks 03 and 11: published attention configurations of real models
+    ngram            notebooks 01 and 13: the counted next-token model; smoothing and perplexity
+    configs          notebooks 03 and 12: published attention configurations of real models
     corpus           notebook 08: the synthetic corpus of 我昨天在北京吃了烤鸭，今天在上海吃了_
     tiny_model       notebook 08: a tiny causal transformer, forward and backward written out
     tiny_training    notebook 08: training it with Adam, and looking inside it
     tiny_experiment  notebook 08: the table over seeds (stored as package data in data/)
-    fetch            notebook 09: find the pretrained model's files, fetching them once (SHA-256 pinned)
-    bert             notebook 09: a BERT encoder's forward pass on attn_lib's multi-head attention
-    pretrained       notebook 09: all-MiniLM-L6-v2 loaded and run in numpy
-    head_types       notebook 09: the real model's heads sorted by a computed rule
-    speed_table      notebook 10: tiled_attention against PyTorch's fused kernel, one run's figures (data/)
-    lm_corpus        notebook 12: the generated corpus of a model that writes (01's weather, 08's cities, templates)
-    tiny_lm          notebook 12: a tiny decoder-only language model, backward written out, a KV-cache step
-    lm_training      notebook 12: training it (AdamW, the best validation checkpoint), test loss, blank accuracy
-    lm_experiment    notebook 12: the stored weights and the table over seeds (package data in data/)
-    generation       notebook 12: writing one token at a time, with and without the KV cache; multiply-adds
+    fetch            notebook 10: find the pretrained model's files, fetching them once (SHA-256 pinned)
+    bert             notebook 10: a BERT encoder's forward pass on attn_lib's multi-head attention
+    pretrained       notebook 10: all-MiniLM-L6-v2 loaded and run in numpy
+    head_types       notebook 10: the real model's heads sorted by a computed rule
+    speed_table      notebook 11: tiled_attention against PyTorch's fused kernel, one run's figures (data/)
+    lm_corpus        notebook 13: the generated corpus of a model that writes (01's weather, 08's cities, templates)
+    tiny_lm          notebook 13: a tiny decoder-only language model, backward written out, a KV-cache step
+    lm_training      notebook 13: training the language model (AdamW, the best validation checkpoint), its test loss
+    lm_experiment    notebook 13: the stored weights and the table over seeds (package data in data/)
+    generation       notebook 13: writing one token at a time, with and without the KV cache; multiply-adds
 
 Models are built from the formulas at the top of `attn_lib`; they never import pictures or widgets.
 Import each module by name (``from attn_lib.models.ngram import count_next_tokens``).

@@ -1,4 +1,4 @@
-"""Published attention configurations of real language models (notebook 11's KV-cache budget).
+"""Published attention configurations of real language models (notebook 12's KV-cache budget).
 
 Data only: each entry copies the numbers of a model's paper or released configuration file
 (config.json on the model's Hugging Face page), named in `source`. The KV cache of one sequence is
@@ -97,17 +97,17 @@ OPT_13B = AttentionConfig(
     " cache as 800 KB per token: 2 (key and value) x 5120 (hidden size) x 40 (layers) x 2 (bytes, FP16)",
 )
 
-#: The configurations notebook 11 compares, multi-head first.
+#: The configurations notebook 12 compares, multi-head first.
 CONFIGS = (LLAMA2_7B, OPT_13B, LLAMA2_70B, MISTRAL_7B, FALCON_7B)
 
 
 def source_note(config, lang=None):
-    """Where `config`'s numbers come from, as notebook 11 prints it: the source itself (English), or in Chinese a
+    """Where `config`'s numbers come from, as notebook 12 prints it: the source itself (English), or in Chinese a
     note on what the source shows followed by the source."""
     return t("configs.source." + config.name, lang, source=config.source)
 
 
-# --- the other lines of a config: the norm, the feed-forward network, RoPE (notebooks 07 and 11) -------
+# --- the other lines of a config: the norm, the feed-forward network, RoPE (notebooks 07 and 12) -------
 
 
 @dataclass(frozen=True)
@@ -235,5 +235,5 @@ GEMMA_7B_BLOCK = BlockConfig(
     " (hidden_size 3072, intermediate_size 24576, rms_norm_eps 1e-06)",
 )
 
-#: GPT-2 small, then today's models (notebook 07's table, notebook 11's config lines).
+#: GPT-2 small, then today's models (notebook 07's table, notebook 12's config lines).
 BLOCK_CONFIGS = (GPT2_SMALL_BLOCK, LLAMA2_7B_BLOCK, MISTRAL_7B_BLOCK, LLAMA31_8B_BLOCK, QWEN2_7B_BLOCK, GEMMA_7B_BLOCK)

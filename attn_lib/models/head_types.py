@@ -1,4 +1,4 @@
-"""Head types by a computed rule (notebook 09); `attn_lib.pictures.head_types` draws them all in one picture.
+"""Head types by a computed rule (notebook 10); `attn_lib.pictures.head_types` draws them all in one picture.
 
 For one sentence, each head's weights [n, n] (rows: queries) are averaged over the queries:
 

@@ -13,7 +13,7 @@ the positions it may see scores about 1 / (n + i + 1) (`chance_score`).
     top_heads(scores, 5)                                                           # [(layer, head, score)], from 0
     copy_loss(model, tokens, heads=...)        # the second half's loss with those heads' outputs set to zero
 
-Layers and heads count from 0 here; the notebook shows them from 1, as notebook 09 does.
+Layers and heads count from 0 here; the notebook shows them from 1, as notebook 10 does.
 """
 
 import numpy as np

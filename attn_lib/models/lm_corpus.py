@@ -1,4 +1,4 @@
-"""A generated Chinese corpus for notebook 12's model that writes: 01's weather lines, 08's city pairs, templates.
+"""A generated Chinese corpus for notebook 13's model that writes: 01's weather lines, 08's city pairs, templates.
 
 Every sentence is a token sequence ``<bos> w_1 ... w_m 。``: one word is one token, the begin marker
 <bos> comes first and the full stop 。 last (every sentence ends with it and no sentence has it

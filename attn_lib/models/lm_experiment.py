@@ -1,4 +1,4 @@
-"""Notebook 12's stored model and its table over seeds: one trained model as one row of numbers.
+"""Notebook 13's stored model and its table over seeds: one trained model as one row of numbers.
 
     result = train(corpus, seed=0)                  # attn_lib.models.lm_training, about 20 s of CPU
     row = measure(corpus, result)                   # test loss, perplexity, blank accuracy, P(. | 今天天气), ...

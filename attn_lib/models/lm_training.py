@@ -1,4 +1,4 @@
-"""Training notebook 12's tiny language model, and measuring it: AdamW on minibatches, the best validation checkpoint.
+"""Training notebook 13's tiny language model, and measuring it: AdamW on minibatches, the best validation checkpoint.
 
     corpus = make_lm_corpus()
     result = train(corpus, seed=0)                      # 1,500 steps; keeps the best *validation* checkpoint

@@ -8,7 +8,7 @@ The corpus is a sequence of ``(sentence, count)`` pairs, as in `attn_lib.example
 a sentence is either a string of tokens separated by spaces or a sequence of token strings, and
 ``count`` says how many times it occurs. N-grams are counted inside each sentence, never across two.
 
-Notebook 01 asks what follows one context (`count_next_tokens`, `next_token_distribution`). Notebook 12
+Notebook 01 asks what follows one context (`count_next_tokens`, `next_token_distribution`). Notebook 13
 scores every token of held-out sentences, to compare a counted model with a trained one: `count_windows`
 (the start of each sentence padded with a begin marker), add-one smoothing (`add_one_log_probs`) or
 interpolation with weights chosen on validation sentences (`interpolation_parts`, `fit_interpolation`,
@@ -101,7 +101,7 @@ def next_token_distribution(corpus, context, order):
     return tokens, values / values.sum()  # [V] -> [V], sums to 1
 
 
-# --- every token scored: smoothing for unseen windows, and perplexity (notebook 12) ----------------------
+# --- every token scored: smoothing for unseen windows, and perplexity (notebook 13) ----------------------
 #
 # To compare a counted model with a trained one on held-out sentences, every token of every sentence is
 # predicted, the first ones too: a sentence's start is padded with n - 1 copies of a begin marker, so the

@@ -23,7 +23,7 @@ Precision, layout and threads: see attn_lib.models.smollm_arithmetic (every prod
 
 The seams: `forward` and `generate` take ``attention=`` (a function with scaled_dot_product_attention's
 contract, e.g. a learner's own from notebooks 04-05, run inside grouped_attention on the 3 groups of 3
-query heads) or ``grouped=`` (a grouped-query attention function as in notebook 11, called as
+query heads) or ``grouped=`` (a grouped-query attention function as in notebook 12, called as
 ``grouped(q, k, v, mask=mask)`` with q [9, n_q, 64], k, v [3, n_k, 64] and mask bool [n_q, n_k], True = may
 attend; it returns (output [9, n_q, 64], weights [9, n_q, n_k])).
 """
@@ -430,7 +430,7 @@ def reference_numbers():
     """What transformers' LlamaForCausalLM computes from the same file (float32, sdpa), shipped as JSON.
 
     Written by tools/make_smollm_reference.py: the top 10 next tokens and their logits after two prompts, and
-    the greedy tokens after two prompts (20, or up to and with <|im_end|>). Lets notebook 13 check attn_lib
+    the greedy tokens after two prompts (20, or up to and with <|im_end|>). Lets notebook 14 check attn_lib
     without PyTorch.
     """
     text = resources.files("attn_lib.models").joinpath("data", "smollm_reference.json").read_text(encoding="utf-8")

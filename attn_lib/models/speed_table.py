@@ -1,4 +1,4 @@
-"""Notebook 10's measured table: tiled_attention against PyTorch's fused CPU kernel, as one run measured it.
+"""Notebook 11's measured table: tiled_attention against PyTorch's fused CPU kernel, as one run measured it.
 
     table = load_speed_table()               # the figures benchmarks/attention_speed.py stored
     table["rows"][0]["median_ms"]["tiled"]   # n = 2048, no mask: milliseconds per call

@@ -1,4 +1,4 @@
-"""Notebook 12's tiny decoder-only language model in numpy: forward, backward written out, and a KV-cache step.
+"""Notebook 13's tiny decoder-only language model in numpy: forward, backward written out, and a KV-cache step.
 
     x_0 = E[tokens] + P[positions]                             token + learned position embeddings (07)
     a_l = x_{l-1} + MultiHead(LN_1(x_{l-1}))   (causal)        l = 1 .. L: pre-norm blocks (07)
@@ -11,7 +11,7 @@ its scatter-add), attention_layer / attention_layer_backward (causal multi-head 
 biases; it returns z + MultiHead(z) with its own residual, so here MultiHead(z) = attention_layer(z) - z,
 and the d_out that its backward adds for that residual is subtracted again), cross_entropy /
 cross_entropy_backward (on the [N, V] logits of the N real positions). From notebook 07: block.layer_norm
-and block.gelu (forward); from notebook 10: efficient.KVCache (decoding). Written here: LayerNorm and
+and block.gelu (forward); from notebook 11: efficient.KVCache (decoding). Written here: LayerNorm and
 GELU backward (GELU' = Phi + u phi, with Phi = GELU(u) / u), the feed-forward backward, the tied
 unembedding and its gradient.
 

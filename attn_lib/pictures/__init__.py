@@ -6,13 +6,13 @@ the CJK font that `use_cjk_font` picks. The modules, by what they draw:
 
     heatmaps        attention heatmaps (plot_attention, plot_heads, side by side), the CJK font
     diagrams        the box-and-arrow diagrams of notebooks 02-06
-    model_diagrams  the diagrams of notebooks 07-10 (the block, cross-attention, the tiny model, the KV cache)
-    modern_diagrams the diagrams of notebook 11 (shared key/value heads, the sliding window)
+    model_diagrams  the diagrams of notebooks 07-11 (the block, cross-attention, the tiny model, the KV cache)
+    modern_diagrams the diagrams of notebook 12 (shared key/value heads, the sliding window)
     vectors         2-D vectors as arrows: a dot product as alignment x length (notebook 02)
     training_plots  the tiny trained model of notebook 08: where the blank looks, training, ablation, seeds
-    generation_plots notebook 12: next-token bar charts, what sampling does, training over seeds
-    lm_plots        notebook 13: the real model's next tokens, a Q4_1 block, bytes and tokens, heads, induction
-    head_types      every head of a real model in one grid, framed by its type (notebook 09)
+    generation_plots notebook 13: next-token bar charts, what sampling does, training over seeds
+    lm_plots        notebook 14: the real model's next tokens, a Q4_1 block, bytes and tokens, heads, induction
+    head_types      every head of a real model in one grid, framed by its type (notebook 10)
     kit             the drawing kit of the diagrams: a canvas in inches, boxes, matrices, arrows
     fast_figures    the pictures the widgets redraw many times a second
 

@@ -10,7 +10,7 @@ with the sizes it is given, so a diagram always matches the numbers of the cell 
     draw_causal_mask()            05  the causal mask as "who may see whom"
     draw_multi_head()             06  split -> attend per head -> concat -> W_O
 
-The diagrams of notebooks 07-10 live in `attn_lib.pictures.model_diagrams`, those of 11 in
+The diagrams of notebooks 07-11 live in `attn_lib.pictures.model_diagrams`, those of 12 in
 `attn_lib.pictures.modern_diagrams`; `attn_lib.pictures` re-exports them all. Colours, fonts and the
 drawing primitives are shared (`attn_lib.pictures.kit`). Mathematical notation ($W_Q$, $QK^\\top$) is
 the same in both languages and written here; every word comes from i18n.

@@ -1,4 +1,4 @@
-"""Pictures of notebook 12's model that writes: next-token bar charts, what sampling does, training over seeds.
+"""Pictures of notebook 13's model that writes: next-token bar charts, what sampling does, training over seeds.
 
     plot_next_token(panels)                  bar charts of next-token distributions side by side (model, counts)
     plot_sampling_filters(logits, tokens)    one distribution under temperature, top-k and top-p, panel by panel

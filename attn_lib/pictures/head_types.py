@@ -1,4 +1,4 @@
-"""Every head of a model in one picture, each small attention map framed in the colour of its type (notebook 09).
+"""Every head of a model in one picture, each small attention map framed in the colour of its type (notebook 10).
 
 The types come from the computed rule of `attn_lib.models.head_types`.
 """

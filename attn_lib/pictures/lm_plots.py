@@ -1,4 +1,4 @@
-"""Pictures of notebook 13's real language model (attn_lib.models.smollm).
+"""Pictures of notebook 14's real language model (attn_lib.models.smollm).
 
     plot_top_next_tokens(model, panels)          the top 10 next tokens after each prompt, bar charts side by side
     plot_q4_1_block(d, m, codes, weights)        one block of 32 weights on the 16 levels d * q + m of Q4_1
@@ -7,7 +7,7 @@
     plot_induction_scores(scores)                every head's induction score as a layers x heads grid
 
 Each function takes arrays (and the model, for token texts) and returns a matplotlib Figure; the words come
-from attn_lib.i18n. Layers and heads are shown counted from 1, as in notebook 09.
+from attn_lib.i18n. Layers and heads are shown counted from 1, as in notebook 10.
 """
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The diagrams of notebooks 07, 08, 10 and 12: the transformer block, cross-attention, the tiny trained
+"""The diagrams of notebooks 07, 08, 11 and 13: the transformer block, cross-attention, the tiny trained
 model, the KV cache (with a prompt's prefill) and the tiles of the online softmax. Re-exported by
 `attn_lib.pictures.diagrams`; the drawing kit, colours and fonts are those of `attn_lib.pictures.kit`.
 
@@ -181,7 +181,7 @@ def draw_kv_cache(tokens=SHANGHAI_TOKENS[:5], prompt=None, lang=None):
     """Decoding step by step: each new token appends its key and value; its query attends over the cache.
 
     With `prompt` = p, the first p tokens are a prompt stored in one step (the prefill: p keys and values
-    at once, causal among themselves), and each later row is one token the model wrote (notebook 12).
+    at once, causal among themselves), and each later row is one token the model wrote (notebook 13).
     """
     tokens = check_tokens(tokens)
     n = len(tokens)

@@ -1,4 +1,4 @@
-"""The diagrams of notebook 11: which query heads share keys and values (MHA, GQA, MQA), and how a
+"""The diagrams of notebook 12: which query heads share keys and values (MHA, GQA, MQA), and how a
 sliding window reaches further back with every layer. Re-exported by `attn_lib.pictures.diagrams`; the drawing
 kit, colours and fonts are those of `attn_lib.pictures.kit`.
 """

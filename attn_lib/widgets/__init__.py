@@ -7,8 +7,8 @@
     position    notebook 07: the position slider (key position, frequency base)
     training    notebook 08: a slider over the training checkpoints
     progress    notebook 08: the live training curve
-    modern      notebook 11: the key/value-heads slider and the sliding window
-    generation  notebook 12: temperature, top-k and top-p over the trained model's next token
+    modern      notebook 12: the key/value-heads slider and the sliding window
+    generation  notebook 13: temperature, top-k and top-p over the trained model's next token
 
 Each widget is built by a function (``dk_widget()``, ...) that returns it; its callbacks are plain methods,
 tested by setting a control's ``.value``. This module re-exports those functions; the modules inside import

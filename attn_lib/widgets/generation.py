@@ -1,4 +1,4 @@
-"""Notebook 12's sampling widget: temperature, top-k and top-p sliders over the trained model's next token.
+"""Notebook 13's sampling widget: temperature, top-k and top-p sliders over the trained model's next token.
 
 `sampling_widget()` loads the stored tiny language model (attn_lib.models.lm_experiment.load_tiny_lm)
 and, for a prompt (default 今天天气), draws the distribution the next token is drawn from under the
@@ -127,7 +127,7 @@ class SamplingWidget(AttentionWidget):
 def sampling_widget(params=None, config=None, corpus=None, prompts=PROMPTS, seed=0, lang=None):
     """Sliders "temperature" (0 = greedy), "top-k" (off, 1 ... 50), "top-p" (0.1 ... 1 = off) and a prompt.
 
-    Default model: the stored tiny language model of notebook 12 and its corpus. The picture: the
+    Default model: the stored tiny language model of notebook 13 and its corpus. The picture: the
     distribution the next token is drawn from (filled), the model's own at T = 1 (dashed), for the 8
     most likely tokens and the others together, and what sampler(seed, ...) writes to the end marker.
 

@@ -1,4 +1,4 @@
-"""The two sliders of notebook 11: how many key/value heads the query heads share, and the sliding window.
+"""The two sliders of notebook 12: how many key/value heads the query heads share, and the sliding window.
 
 `kv_heads_widget()` runs one grouped-query attention layer over 我昨天在北京吃了烤鸭，今天在上海吃了 (random,
 untrained weights, causal mask) with a slider over n_kv_heads, the divisors of h: each K/V head is the
