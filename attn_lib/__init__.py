@@ -14,13 +14,14 @@ The public API (names and contracts fixed by the course specification):
 The formulas the article teaches sit at the top of the package, numpy only, one module each:
 
     core            softmax, the masks, scaled dot-product attention (notebooks 02-05)
-    multihead       split, attend per head, merge, project back; the parameter count (06)
+    multihead       split, attend per head, merge, project back; the parameter count (06); cross-attention (09)
     position        position encodings and rotary position embeddings, RoPE (07)
     block           layer norm, the feed-forward network, one transformer block (07)
-    efficient       tiled attention with an online softmax, and a KV cache (10)
-    grouped         grouped-query and multi-query attention, the KV-cache size (11)
-    sliding_window  sliding-window masks and their receptive field (11)
-    sampling        choosing the next token: greedy, temperature, top-k, top-p, a seeded sampler (12)
+    dropout         dropout: drop with probability p in training, scale the kept by 1 / (1 - p) (09)
+    efficient       tiled attention with an online softmax, and a KV cache (11)
+    grouped         grouped-query and multi-query attention, the KV-cache size (12)
+    sliding_window  sliding-window masks and their receptive field (12)
+    sampling        choosing the next token: greedy, temperature, top-k, top-p, a seeded sampler (13)
     examples        the article's data (猫吃鱼 embeddings, sentences, the d_model table) and the one
                     running 猫吃鱼 example computed from it (cat_example)
 

@@ -132,34 +132,86 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None,
     return _attend_heads(x, (w_q, w_k, w_v, w_o), biases, n_heads, n_heads, scaled_dot_product_attention, mask)
 
 
-def _attend_heads(x, weights, biases, n_heads, n_kv_heads, attend, mask):
+def _attend_heads(x, weights, biases, n_heads, n_kv_heads, attend, mask, memory=None):
     """Validated x, (w_q, w_k, w_v, w_o), (b_q, b_k, b_v, b_o) -> output [..., n, d_model], weights [..., h, n, n].
 
     The steps every multi-head variant shares: project once for all heads, split into heads (n_kv_heads
     for K and V), `attend(q, k, v, mask=mask)` in every head, concatenate, project back with w_o.
+    Keys and values come from `memory` [..., n_k, d_model] when it is given (cross-attention), else from x.
     float16 is computed in float32 and rounded once, at the end.
     """
     w_q, w_k, w_v, w_o = weights
     b_q, b_k, b_v, b_o = biases
-    dtype = float_dtype(x, *weights, *(b for b in biases if b is not None))
+    dtype = float_dtype(x, *weights, *(b for b in biases if b is not None), *(() if memory is None else (memory,)))
     work = work_dtype(dtype)  # float16 is computed in float32
     x = x.astype(work, copy=False)
+    kv, kv_name = (x, "x") if memory is None else (memory.astype(work, copy=False), "memory")
 
     # project once for all heads, then give each head its own d_k columns
     q = split_heads(_project(x, w_q, b_q, work, "the query projection x @ w_q"), n_heads)  # -> [..., h, n, d_k]
-    k = split_heads(_project(x, w_k, b_k, work, "the key projection x @ w_k"), n_kv_heads)  # -> [..., h_kv, n, d_k]
-    v = split_heads(_project(x, w_v, b_v, work, "the value projection x @ w_v"), n_kv_heads)  # -> [..., h_kv, n, d_k]
+    k = split_heads(
+        _project(kv, w_k, b_k, work, f"the key projection {kv_name} @ w_k"), n_kv_heads
+    )  # [.., h_kv, n_k, d_k]
+    v = split_heads(
+        _project(kv, w_v, b_v, work, f"the value projection {kv_name} @ w_v"), n_kv_heads
+    )  # [.., h_kv, n_k, d_k]
     try:
         heads, attention = attend(q, k, v, mask=mask)  # [..., h, n, d_k], [..., h, n, n]
     except ScoresOverflowError:
+        inputs = "x, w_q and w_k" if memory is None else "x, memory, w_q and w_k"
         raise ValueError(
-            f"the scores (x @ w_q)(x @ w_k)^T / sqrt(d_k) overflowed {work}: x, w_q and w_k are finite but"
+            f"the scores (x @ w_q)({kv_name} @ w_k)^T / sqrt(d_k) overflowed {work}: {inputs} are finite but"
             f" too large in magnitude; rescale them{_WIDER.get(work.name, '')}"
         ) from None
     output = _project(merge_heads(heads), w_o, b_o, work, "the output projection heads @ w_o")  # [..., n, d_model]
     if work != dtype:  # float16: round once, here
         output = check_fits(output, dtype, "the output heads @ w_o", "the result does not fit {dtype}; rescale w_o")
     return output, attention.astype(dtype, copy=False)
+
+
+def cross_attention(x, memory, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None, b_k=None, b_v=None, b_o=None):
+    """[..., n_q, d_model], [..., n_k, d_model] -> output [..., n_q, d_model], weights [..., h, n_q, n_k].
+
+    Multi-head attention whose queries come from x and whose keys and values come from `memory`:
+    head_i = Attention(X W_i^Q, M W_i^K, M W_i^V), the article's MultiHead(Q, K, V) with Q, K, V from
+    two sequences. In a translation model x is the decoder's (the sentence being written) and memory the
+    encoder's output (the source sentence), so n_q != n_k in general. Weights, biases, scaling by the
+    per-head sqrt(d_k) and the mask rules are those of `multi_head_attention`, with [n_q, n_k] in place
+    of [n, n]: a padding mask that hides the source's padding is [B, 1, 1, n_k] (or [B, 1, n_q, n_k]).
+    Self-attention is the case memory = x.
+    """
+    x = as_float_array(x, "x", min_ndim=2)
+    memory = as_float_array(memory, "memory", min_ndim=2)
+    n_heads = check_positive_int(n_heads, "n_heads")
+    check_tokens_x(x)
+    if memory.shape[-2] == 0:
+        raise ValueError(
+            f"memory has no tokens (shape {memory.shape}): cross-attention needs at least one key, n_k >= 1"
+        )
+    d_model = x.shape[-1]
+    if memory.shape[-1] != d_model:
+        raise ValueError(
+            f"memory has d_model={memory.shape[-1]} (shape {memory.shape}) but x has d_model={d_model} (shape"
+            f" {x.shape}): the encoder's and the decoder's vectors must have the same size"
+        )
+    try:
+        np.broadcast_shapes(x.shape[:-2], memory.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the leading (batch) axes of x {x.shape} and memory {memory.shape} do not broadcast: give one memory"
+            " per sentence of x, [B, n_k, d_model] for x [B, n_q, d_model]"
+        ) from None
+    check_heads_divide(d_model, n_heads)
+    w_q, w_k, w_v, w_o = (
+        _check_weight(w, name, d_model) for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v"), (w_o, "w_o"))
+    )
+    b_q, b_k, b_v, b_o = (
+        _check_bias(b, name, d_model) for b, name in ((b_q, "b_q"), (b_k, "b_k"), (b_v, "b_v"), (b_o, "b_o"))
+    )
+    _check_heads_mask(mask, x)
+    biases = (b_q, b_k, b_v, b_o)
+    weights = (w_q, w_k, w_v, w_o)
+    return _attend_heads(x, weights, biases, n_heads, n_heads, scaled_dot_product_attention, mask, memory=memory)
 
 
 def init_multi_head_weights(d_model, n_heads, seed=0):

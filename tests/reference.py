@@ -81,13 +81,15 @@ def attention(q, k, v, mask=None, scale=None):
     return output, weights
 
 
-def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, memory=None):
     """[n, d_model] with [d_model, d_model] weights -> output [n, d_model], weights [h, n, n].
 
     Head i projects with columns i*d_k:(i+1)*d_k of w_q, w_k, w_v, attends with its own
     1/sqrt(d_k); the heads' outputs are concatenated side by side and multiplied by w_o.
+    With `memory` [n_k, d_model] the keys and values are projected from it (cross-attention).
     """
     x, w_q, w_k, w_v, w_o = _rows(x), _rows(w_q), _rows(w_k), _rows(w_v), _rows(w_o)
+    source = x if memory is None else _rows(memory)
     d_model = len(x[0])
     d_k = d_model // n_heads
     concat = [[] for _ in x]
@@ -95,8 +97,8 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
     for head in range(n_heads):
         cols = range(head * d_k, (head + 1) * d_k)
         q = matmul(x, [[row[c] for c in cols] for row in w_q])
-        k = matmul(x, [[row[c] for c in cols] for row in w_k])
-        v = matmul(x, [[row[c] for c in cols] for row in w_v])
+        k = matmul(source, [[row[c] for c in cols] for row in w_k])
+        v = matmul(source, [[row[c] for c in cols] for row in w_v])
         out, weights = attention(q, k, v, mask=mask)
         for t, row in enumerate(out):
             concat[t].extend(row)

@@ -6,6 +6,11 @@
     tiny_model       notebook 08: a tiny causal transformer, forward and backward written out
     tiny_training    notebook 08: training it with Adam, and looking inside it
     tiny_experiment  notebook 08: the table over seeds (stored as package data in data/)
+    translation_corpus    notebook 09: a Chinese -> English parallel corpus with its known word alignment
+    encoder_decoder       notebook 09: an encoder–decoder transformer, backward written out, attention dropout
+    translation_decoding  notebook 09: greedy translation with cached keys and values; exact match, alignment
+    translation_training  notebook 09: training it (AdamW, attention dropout, the best validation checkpoint)
+    translation_experiment notebook 09: the stored weights and the table over seeds (package data in data/)
     fetch            notebook 10: find the pretrained model's files, fetching them once (SHA-256 pinned)
     bert             notebook 10: a BERT encoder's forward pass on attn_lib's multi-head attention
     pretrained       notebook 10: all-MiniLM-L6-v2 loaded and run in numpy
