@@ -24,6 +24,7 @@ from test_generation_exercises import WRONG as GENERATION_WRONG
 from test_modern_exercises import WRONG as MODERN_WRONG
 from test_position_exercises import WRONG as POSITION_WRONG
 from test_training_exercises import WRONG as TRAINING_WRONG
+from test_translation_exercises import WRONG as TRANSLATION_WRONG
 
 import attn_lib
 from attn_lib import exercises as ex
@@ -419,6 +420,7 @@ def test_every_diagnosis_in_i18n_is_reached_by_a_test():
     reached |= {key for _, key, _ in GENERATION_WRONG}  # + notebook 13
     reached |= {key for _, key, _ in TRAINING_WRONG + EFFICIENT_WRONG + BUDGET_WRONG}  # + notebooks 08, 11, 12
     reached |= {key for _, key, _ in DECODER_WRONG}  # + notebook 14
+    reached |= {key for _, key, _ in TRANSLATION_WRONG}  # + notebook 09
     assert diagnoses == reached
 
 

@@ -33,6 +33,7 @@ One module per notebook or topic, and the machinery beside them:
     multihead   notebook 06: split the heads, multi-head attention, the parameter count
     position    notebook 07: the sinusoidal table, attention with RoPE, layer norm
     training    notebook 08: the ablation mask that hides one token
+    translation notebook 09: one head of cross-attention, the padding mask, attention dropout
     capstone    notebook 10: your attention function inside the real model
     efficient   notebook 11: one update of the online softmax
     modern      notebook 12: grouped-query attention, the sliding-window mask, the KV-cache size
@@ -142,6 +143,14 @@ from attn_lib.exercises.training import (
     check_hide_mask,
     run_hide_mask_checks,
 )
+from attn_lib.exercises.translation import (
+    check_attention_dropout,
+    check_cross_attention,
+    check_padding_mask,
+    run_attention_dropout_checks,
+    run_cross_attention_checks,
+    run_padding_mask_checks,
+)
 
 __all__ = [
     "check_next_token_probabilities",
@@ -196,6 +205,12 @@ __all__ = [
     "run_cached_generation_checks",
     "check_hide_mask",
     "run_hide_mask_checks",
+    "check_cross_attention",
+    "check_padding_mask",
+    "check_attention_dropout",
+    "run_cross_attention_checks",
+    "run_padding_mask_checks",
+    "run_attention_dropout_checks",
     "check_online_update",
     "run_online_update_checks",
     "check_conversations",

@@ -33,7 +33,7 @@ from attn_lib.exercises.compare import (
 from attn_lib.exercises.forbid import Watch
 from attn_lib.i18n import check_language, get_language, t
 
-_errstate = np.errstate  # a private reference, as in compare
+_array_equal, _errstate = np.array_equal, np.errstate  # private references, as in compare
 
 DEFAULT_TIMEOUT = 5.0  # seconds per call; every input the checkers use is tiny
 
@@ -135,6 +135,7 @@ class Outcome:
     value: object = None
     error: BaseException | None = None
     timed_out: bool = False
+    changed: bool = False  # the call changed an array it was given (in place)
 
 
 def _copy(value):
@@ -160,13 +161,14 @@ def check_batched(batched):
     return bool(batched)
 
 
-def call_learner(fn, case, timeout, watch=None):
+def call_learner(fn, case, timeout, watch=None, compare=False):
     """Run fn(*case.args, **case.kwargs) in a thread; give up waiting after `timeout` seconds.
 
     The inputs are copies, so a function that edits its arguments in place cannot spoil the
     reference. Floating-point warnings are silenced: an overflow is diagnosed from the result.
     A function that never returns keeps running in its (daemon) thread; Python cannot stop it.
     `watch` (an `attn_lib.exercises.forbid.Watch`) notes any forbidden attn_lib function the call runs.
+    With `compare`, `changed` says whether the call changed one of the arrays it was given.
     """
     outcome = Outcome()
     args = tuple(_copy(a) for a in case.args)
@@ -191,6 +193,13 @@ def call_learner(fn, case, timeout, watch=None):
     if watch:
         watch.stop()
     outcome.timed_out = worker.is_alive()
+    if compare and not outcome.timed_out:
+        given = (*case.args, *case.kwargs.values())
+        copies = (*args, *kwargs.values())
+        outcome.changed = any(
+            isinstance(a, np.ndarray) and not _array_equal(a, c, equal_nan=a.dtype.kind in "fc")
+            for a, c in zip(given, copies, strict=True)
+        )
     return outcome
 
 
@@ -207,13 +216,14 @@ def _private_references(cases):
     return tuple(fn for fn in functions if getattr(fn, "__name__", "").startswith("_") and hasattr(fn, "__code__"))
 
 
-def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None, forbid=()):
+def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None, forbid=(), in_place=None):
     """Run `fn` on every case, stop at the first failure, and return the `Result`.
 
     judge(case, value, notes) -> Finding or None compares one returned value with case.expected
     (it may add "converted:<type>" to the set `notes`); on_error(case, exc, passed) -> Finding or
     None may recognise a typical exception (`passed`: the cases that passed before this one).
     `forbid`: names of attn_lib functions the learner's code must not run (see attn_lib.exercises.forbid).
+    `in_place`: the finding's key for a call that changes an array it was given (None: not checked).
     """
     watch = Watch(forbid, _private_references(cases))  # checks `forbid` before anything runs
     timeout = check_timeout(timeout)
@@ -221,7 +231,7 @@ def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None
         return Result(False, exercise, "not_callable", {"got": describe(fn)})
     notes, precision = set(), set()
     for index, case in enumerate(cases):
-        outcome = call_learner(fn, case, timeout, watch)
+        outcome = call_learner(fn, case, timeout, watch, compare=bool(in_place))
         if outcome.timed_out:
             finding = Finding("timeout", {"seconds": f"{timeout:g}"})
         elif watch.tampered:  # the watch was switched off: nothing it did not see can be trusted
@@ -236,6 +246,8 @@ def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None
         elif outcome.error is not None:
             hint = on_error(case, outcome.error, cases[:index]) if on_error else None
             finding = hint or Finding("raised", {"error": error_text(outcome.error)})
+        elif in_place and outcome.changed:
+            finding = Finding(in_place)
         else:
             reduced = reduced_precision(outcome.value)  # float16: compared within float16's precision, and said so
             precision.update({reduced} - {""})

@@ -31,9 +31,9 @@ import os
 import sys
 import threading
 
-from attn_lib import block, core, efficient, grouped, multihead, position, sampling, sliding_window
+from attn_lib import block, core, dropout, efficient, grouped, multihead, position, sampling, sliding_window
 from attn_lib.exercises import counting_reference
-from attn_lib.models import bert, generation, ngram, tiny_model
+from attn_lib.models import bert, encoder_decoder, generation, ngram, tiny_model
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
     "scaled_dot_product_attention",
@@ -67,6 +67,9 @@ _DOING_THE_WORK_OF = {
     "rms_norm": ("rms_norm",),
     "swiglu": ("swiglu",),
     "window_counts": ("window_counts",),  # the counting exercise's own reference, public in attn_lib.exercises.counting
+    # queries from one sequence, keys and values from another: the formula and notebook 09's model step
+    "cross_attention": ("cross_attention", "attention_forward"),
+    "dropout": ("dropout",),
 }
 FORBIDDABLE = tuple(_DOING_THE_WORK_OF)
 
@@ -85,6 +88,9 @@ _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.position.": ("sinusoidal_encoding", "rope", "rope_matrix"),
     "attn_lib.block.": ("layer_norm", "rms_norm", "swiglu"),
     "attn_lib.exercises.counting.": ("window_counts",),
+    "attn_lib.multihead.": ("cross_attention",),
+    "attn_lib.models.encoder_decoder.": ("attention_forward",),
+    "attn_lib.dropout.": ("dropout",),
 }
 
 
@@ -130,6 +136,9 @@ def _public_codes():
         "rms_norm": (block.rms_norm, block._rms_norm),
         "swiglu": (block.swiglu, block._swiglu),
         "window_counts": (counting_reference.window_counts,),
+        "cross_attention": (multihead.cross_attention,),
+        "attention_forward": (encoder_decoder.attention_forward,),
+        "dropout": (dropout.dropout,),
     }
     return {name: {f.__code__: public_name(name) for f in fs} for name, fs in functions.items()}
 

@@ -13,8 +13,8 @@ English and Chinese side by side, so that a sentence changed in one language is 
     check                the learner's readiness check (python -m attn_lib.check)
     exercises_shared     the diagnoses several checkers share (attn_lib.exercises.diagnose, .mistakes)
     exercises_<topic>    each checker module's own words (counting, basics, attention, multihead,
-                         position, capstone, modern, generation, training, efficient,
-                         budget, language_model)
+                         position, capstone, modern, generation, training, translation,
+                         efficient, budget, language_model)
 
 Nothing else hard-codes UI text. Pick the language per call with ``lang="zh"``, or once per notebook with
 ``set_language("zh")``; ``t(key, **fields)`` fills in the ``{fields}``. A table a notebook prints lines up its
@@ -40,6 +40,7 @@ from attn_lib.i18n import (
     exercises_position,
     exercises_shared,
     exercises_training,
+    exercises_translation,
     generation,
     language_model,
     models,
@@ -72,6 +73,7 @@ AREAS = (
     exercises_efficient,
     exercises_budget,
     exercises_language_model,
+    exercises_translation,
 )
 
 
