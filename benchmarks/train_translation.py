@@ -69,11 +69,15 @@ def rounded(value, digits=7):
     return value
 
 
+def shown_name(head):
+    return "heads averaged" if head == -1 else f"head {head + 1}"
+
+
 def table_lines(runs, baselines):
     """The markdown tables of the runs, as lines."""
     lines = [
         "| seed | dropout | best step | train s (CPU s) | val loss | test loss | test exact | layer 1 heads |"
-        " layer 2 heads | heads averaged (layer 1, 2) | shown head (val) | its test alignment |",
+        " layer 2 heads | heads averaged (layer 1, 2) | shown (chosen on val) | its test alignment |",
         "|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|---:|",
     ]
     for r in runs:
@@ -82,18 +86,18 @@ def table_lines(runs, baselines):
         lines.append(
             f"| {r['seed']} | {r['drop']} | {r['best_step']} | {r['seconds']:.1f} ({r['cpu_seconds']:.1f}) |"
             f" {r['validation_loss']:.4f} | {r['test_loss']:.4f} | {r['test_exact']:.3f} | {heads[0]} |"
-            f" {heads[-1]} | {mean} | layer {r['shown_head'][0] + 1}, head {r['shown_head'][1] + 1} |"
+            f" {heads[-1]} | {mean} | layer {r['shown_head'][0] + 1}, {shown_name(r['shown_head'][1])} |"
             f" {r['shown_head_test_alignment']:.3f} |"
         )
     lines += ["", f"alignment accuracy of guesses that read no weights (test): {baselines}", ""]
     lines += ["| dropout | seeds | test exact: min, mean | test loss: mean (min-max) | heads averaged, layer 1: mean"
-              " (min-max) | best head per seed: mean (min-max) |", "|---:|---:|---|---|---|---|"]  # fmt: skip
+              " (min-max) | shown (chosen on val): mean (min-max) |", "|---:|---:|---|---|---|---|"]  # fmt: skip
     for drop in DROPS:
         rows = [r for r in runs if r["drop"] == drop]
         exact = [r["test_exact"] for r in rows]
         loss = [r["test_loss"] for r in rows]
         layer1 = [r["test_alignment_mean"][0] for r in rows]
-        best = [max(max(layer) for layer in r["test_alignment"]) for r in rows]
+        best = [r["shown_head_test_alignment"] for r in rows]
         lines.append(
             f"| {drop} | {len(rows)} | {min(exact):.3f}, {np.mean(exact):.3f} | {np.mean(loss):.4f}"
             f" ({min(loss):.4f}-{max(loss):.4f}) | {np.mean(layer1):.3f} ({min(layer1):.3f}-{max(layer1):.3f}) |"

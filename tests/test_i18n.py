@@ -23,6 +23,7 @@ CODE_WORDS = {
     "OPT", "PagedAttention",  # a model and a method notebook 12's notes on its configurations name
     "LayerNorm", "SwiGLU", "GeGLU", "GLU", "SiLU", "GELU", "UTF", "SmolLM", "Instruct",  # notebook 14
     "eps", "gain", "beta",  # the names of RMSNorm's and LayerNorm's arguments
+    "bos", "eos", "pad",  # the special tokens <bos>, <eos>, <pad> that notebook 09's pictures draw as they are
 }  # fmt: skip
 
 

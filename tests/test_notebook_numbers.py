@@ -44,13 +44,14 @@ README = {"en": ROOT / "README.md", "zh": ROOT / "README.zh.md"}
 # the SIGNATURES words must come from the title or a map row: an ALSO_OWN word can only spare a reference.
 SIGNATURES = {
     "07": {
-        "en": ("transformer block", "RoPE", "rotary", "sinusoidal", "cross-attention"),
-        "zh": ("Transformer 块", "旋转", "正弦", "交叉注意力"),
+        "en": ("transformer block", "RoPE", "rotary", "sinusoidal"),
+        "zh": ("Transformer 块", "旋转", "正弦"),
     },
     "08": {
         "en": ("learned attention", "tiny", "checkpoint", "ablation"),
         "zh": ("学出来", "小模型", "小 Transformer", "检查点", "消融"),  # not 训练: it is inside 预训练
     },
+    "09": {"en": ("translation", "encoder–decoder", "cross-attention"), "zh": ("翻译", "编码器–解码器", "交叉注意力")},
     "10": {"en": ("pretrained", "MiniLM"), "zh": ("预训练", "MiniLM")},
     "11": {"en": ("efficient", "long contexts", "tiled"), "zh": ("高效", "长上下文", "分块")},
     "12": {"en": ("modern models", "70B", "sliding"), "zh": ("当今", "70B", "滑动窗口")},

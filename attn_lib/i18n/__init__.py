@@ -6,6 +6,7 @@ English and Chinese side by side, so that a sentence changed in one language is 
     plots                the heatmaps and plots (attn_lib.pictures)
     diagrams             the diagrams drawn by code
     widgets              the widgets (attn_lib.widgets)
+    translation          notebook 09's pictures (the encoder–decoder, its masks, alignments)
     generation           notebook 13's pictures and sampling widget
     language_model       notebook 14's pictures (the real language model)
     models               the model fetcher's messages (attn_lib.models.fetch)
@@ -45,6 +46,7 @@ from attn_lib.i18n import (
     language_model,
     models,
     plots,
+    translation,
     widgets,
 )
 
@@ -74,6 +76,7 @@ AREAS = (
     exercises_budget,
     exercises_language_model,
     exercises_translation,
+    translation,
 )
 
 

@@ -7,8 +7,9 @@
     row_differences(row, stored_row(table, 0, 0.1))   # [] when a re-run reproduces the stored row
 
 Every number of a row is measured on `corpus.test`, which neither trained the model nor chose anything,
-except the `validation_*` numbers and the `history`, which are what training saw, and `shown_head`: the
-one head whose cross-attention the notebook draws, chosen by its alignment accuracy on validation.
+except the `validation_*` numbers and the `history`, which are what training saw, and `shown_head`: what the
+notebook draws, the one head (or one layer's heads averaged, head -1) whose cross-attention aligns best on
+validation; its test accuracy is `shown_head_test_alignment`.
 """
 
 import json
@@ -51,11 +52,16 @@ def measure(corpus, result):
 
 def measure_params(corpus, params, config):
     """-> the numbers of one set of parameters: on validation (to choose a head) and on test (to report)."""
-    validation_alignment = alignment_accuracy(reference_cross_weights(params, config, corpus.validation),
-                                              corpus.validation.align)  # fmt: skip
-    test_weights = reference_cross_weights(params, config, corpus.test)  # [L, B, h, T, S]
-    layer, head = np.unravel_index(np.argmax(validation_alignment), validation_alignment.shape)
+    validation_weights = reference_cross_weights(params, config, corpus.validation)  # [L, B, h, T, S]
+    validation_alignment = alignment_accuracy(validation_weights, corpus.validation.align)  # [L, h]
+    test_weights = reference_cross_weights(params, config, corpus.test)
     test_alignment = alignment_accuracy(test_weights, corpus.test.align)  # [L, h]
+    test_mean = alignment_accuracy(test_weights.mean(axis=2, keepdims=True), corpus.test.align)[:, 0]  # [L]
+    # what the notebook draws: the one head, or one layer's heads averaged, that aligns best on validation
+    validation_mean = alignment_accuracy(validation_weights.mean(axis=2, keepdims=True), corpus.validation.align)
+    candidates = np.concatenate([validation_alignment, validation_mean], axis=1)  # [L, h + 1]: column h = averaged
+    layer, head = np.unravel_index(np.argmax(candidates), candidates.shape)
+    shown = test_mean[layer] if head == config.n_heads else test_alignment[layer, head]
     article = corpus.encode(ARTICLE_SENTENCES)
     written = translations(corpus, translate(params, config, article.source)[0])
     test = translations(corpus, translate(params, config, corpus.test.source)[0])
@@ -67,11 +73,9 @@ def measure_params(corpus, params, config):
         "test_misses": misses,  # [Chinese, what the model wrote] for every test sentence not translated exactly
         "validation_alignment": validation_alignment.round(6).tolist(),
         "test_alignment": test_alignment.round(6).tolist(),
-        "test_alignment_mean": alignment_accuracy(test_weights.mean(axis=2, keepdims=True), corpus.test.align)[
-            :, 0
-        ].tolist(),  # the heads' weights averaged, per layer
-        "shown_head": [int(layer), int(head)],
-        "shown_head_test_alignment": float(test_alignment[layer, head]),
+        "test_alignment_mean": test_mean.tolist(),  # each layer's heads' weights averaged
+        "shown_head": [int(layer), -1 if head == config.n_heads else int(head)],  # -1: the layer's heads averaged
+        "shown_head_test_alignment": float(shown),
         "article": [" ".join(words) for words in written],
     }
 

@@ -10,6 +10,7 @@ the CJK font that `use_cjk_font` picks. The modules, by what they draw:
     modern_diagrams the diagrams of notebook 12 (shared key/value heads, the sliding window)
     vectors         2-D vectors as arrows: a dot product as alignment x length (notebook 02)
     training_plots  the tiny trained model of notebook 08: where the blank looks, training, ablation, seeds
+    translation_plots notebook 09: the encoder–decoder, its three masks, learned alignments, seeds
     generation_plots notebook 13: next-token bar charts, what sampling does, training over seeds
     lm_plots        notebook 14: the real model's next tokens, a Q4_1 block, bytes and tokens, heads, induction
     head_types      every head of a real model in one grid, framed by its type (notebook 10)
@@ -60,6 +61,13 @@ from attn_lib.pictures.training_plots import (
     plot_training,
     plot_weight_decay,
 )
+from attn_lib.pictures.translation_plots import (
+    draw_encoder_decoder,
+    draw_translation_masks,
+    plot_alignment,
+    plot_alignment_by_head,
+    plot_dropout_seeds,
+)
 from attn_lib.pictures.vectors import plot_dot_products
 
 __all__ = [
@@ -97,4 +105,9 @@ __all__ = [
     "plot_next_token",
     "plot_sampling_filters",
     "plot_lm_training",
+    "draw_encoder_decoder",
+    "draw_translation_masks",
+    "plot_alignment",
+    "plot_alignment_by_head",
+    "plot_dropout_seeds",
 ]
