@@ -121,15 +121,18 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None,
     check_tokens_x(x)
     d_model = x.shape[-1]
     check_heads_divide(d_model, n_heads)
-    w_q, w_k, w_v, w_o = (
-        _check_weight(w, name, d_model) for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v"), (w_o, "w_o"))
-    )
-    b_q, b_k, b_v, b_o = (
-        _check_bias(b, name, d_model) for b, name in ((b_q, "b_q"), (b_k, "b_k"), (b_v, "b_v"), (b_o, "b_o"))
-    )
+    weights, biases = _check_projections(d_model, (w_q, w_k, w_v, w_o), (b_q, b_k, b_v, b_o))
     _check_heads_mask(mask, x)
-    biases = (b_q, b_k, b_v, b_o)
-    return _attend_heads(x, (w_q, w_k, w_v, w_o), biases, n_heads, n_heads, scaled_dot_product_attention, mask)
+    return _attend_heads(x, weights, biases, n_heads, n_heads, scaled_dot_product_attention, mask)
+
+
+def _check_projections(d_model, weights, biases):
+    """(w_q, w_k, w_v, w_o), (b_q, b_k, b_v, b_o) -> the same, checked against d_model (a bias may be None)."""
+    weights = tuple(
+        _check_weight(w, name, d_model) for w, name in zip(weights, ("w_q", "w_k", "w_v", "w_o"), strict=True)
+    )
+    biases = tuple(_check_bias(b, name, d_model) for b, name in zip(biases, ("b_q", "b_k", "b_v", "b_o"), strict=True))
+    return weights, biases
 
 
 def _attend_heads(x, weights, biases, n_heads, n_kv_heads, attend, mask, memory=None):
@@ -202,15 +205,8 @@ def cross_attention(x, memory, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=No
             " per sentence of x, [B, n_k, d_model] for x [B, n_q, d_model]"
         ) from None
     check_heads_divide(d_model, n_heads)
-    w_q, w_k, w_v, w_o = (
-        _check_weight(w, name, d_model) for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v"), (w_o, "w_o"))
-    )
-    b_q, b_k, b_v, b_o = (
-        _check_bias(b, name, d_model) for b, name in ((b_q, "b_q"), (b_k, "b_k"), (b_v, "b_v"), (b_o, "b_o"))
-    )
+    weights, biases = _check_projections(d_model, (w_q, w_k, w_v, w_o), (b_q, b_k, b_v, b_o))
     _check_heads_mask(mask, x)
-    biases = (b_q, b_k, b_v, b_o)
-    weights = (w_q, w_k, w_v, w_o)
     return _attend_heads(x, weights, biases, n_heads, n_heads, scaled_dot_product_attention, mask, memory=memory)
 
 

@@ -32,6 +32,7 @@ from dataclasses import asdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from train_tiny_lm import load, rounded  # noqa: E402  (the load averages; floats rounded for a compact file)
 
 from attn_lib.models.encoder_decoder import count_parameters  # noqa: E402
 from attn_lib.models.translation_corpus import make_parallel_corpus  # noqa: E402
@@ -52,21 +53,6 @@ def cpu_name():
         return re.search(r"^model name\s*:\s*(.+)$", text, re.M).group(1).strip()
     except (OSError, AttributeError):
         return platform.processor() or "unknown"
-
-
-def load():
-    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def rounded(value, digits=7):
-    """Floats rounded to `digits` decimals (far below every tolerance), recursively, for a compact file."""
-    if isinstance(value, float):
-        return round(value, digits)
-    if isinstance(value, dict):
-        return {key: rounded(v, digits) for key, v in value.items()}
-    if isinstance(value, list):
-        return [rounded(v, digits) for v in value]
-    return value
 
 
 def shown_name(head):
