@@ -30,7 +30,7 @@ import numpy as np
 from attn_lib._checks import _describe, check_heads_divide, check_positive_int
 from attn_lib.block import layer_norm
 from attn_lib.core import causal_mask, scaled_dot_product_attention
-from attn_lib.dropout import check_rate, dropout
+from attn_lib.dropout import dropout
 from attn_lib.models.tiny_lm import ffn_backward, ffn_forward, layer_norm_backward
 from attn_lib.models.tiny_model import cross_entropy, cross_entropy_backward
 from attn_lib.multihead import merge_heads, split_heads
@@ -371,11 +371,3 @@ def mean_loss(params, config, source, target):
     logits, _ = forward(params, config, source, target)
     real = target[:, 1:] != 0
     return cross_entropy(logits[real], target[:, 1:][real])[0]
-
-
-def check_drop(drop):
-    """The attention dropout rate as a float in [0, 1), or an error naming `drop`."""
-    try:
-        return check_rate(drop)
-    except (TypeError, ValueError) as error:
-        raise type(error)(str(error).replace("p ", "drop ", 1)) from None
