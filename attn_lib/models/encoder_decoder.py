@@ -68,7 +68,7 @@ class Seq2SeqConfig:
             raise ValueError(f"d_model={self.d_model} must be even: the sinusoidal positions come in (sin, cos) pairs")
 
 
-def _check_config(config):
+def check_config(config):
     if not isinstance(config, Seq2SeqConfig):
         raise TypeError(f"config must be a Seq2SeqConfig, got {_describe(config)}")
 
@@ -80,7 +80,7 @@ def init_params(config, seed=0, dtype=np.float64):
     W_out ~ N(0, 1/fan_in); the matrices that write into the residual stream (W_o, W_2) also get
     1/sqrt(2 L) for the L blocks of their side, as GPT-2 does.
     """
-    _check_config(config)
+    check_config(config)
     rng = np.random.default_rng(seed)
     d, F = config.d_model, config.d_ff
 
@@ -118,7 +118,7 @@ def init_params(config, seed=0, dtype=np.float64):
 
 def count_parameters(config):
     """-> the number of learned numbers: embeddings, blocks, final norms, the output layer."""
-    _check_config(config)
+    check_config(config)
     d, F = config.d_model, config.d_ff
     ffn, attention = 2 * d * F + F + d, 4 * d * d
     encoder = config.encoder_layers * (attention + ffn + 4 * d)
@@ -280,7 +280,7 @@ def embed(table, ids):
 
 def encode(params, config, source, drop=0.0, rng=None):
     """source ids [B, S] -> memory [B, S, d] (the encoder's output, after its final norm) and the caches."""
-    _check_config(config)
+    check_config(config)
     source = check_ids(source, config.source_vocab_size, "source")
     mask = padding_mask(source)  # [B, 1, 1, S]
     x = embed(params["src_emb"], source)  # [B, S, d]

@@ -28,7 +28,7 @@ from attn_lib.models.tiny_lm import (
     next_token_targets,
     unembed,
 )
-from attn_lib.models.tiny_training import _check_number, adam_step
+from attn_lib.models.tiny_training import adam_step, check_number
 
 #: The settings of the stored model (benchmarks/train_tiny_lm.py), `train`'s defaults.
 SETTINGS = {
@@ -135,8 +135,8 @@ def train(corpus, seed=0, dtype=np.float32, **settings):
     s = SETTINGS | settings
     for name in ("d_model", "n_heads", "n_layers", "d_ff", "warmup", "batch_size", "max_steps", "eval_every"):
         s[name] = check_positive_int(s[name], name)
-    s["lr"] = _check_number(s["lr"], "lr", 0.0, 1.0)
-    s["weight_decay"] = _check_number(s["weight_decay"], "weight_decay", 0.0, 1.0 / s["lr"], low_ok=True)
+    s["lr"] = check_number(s["lr"], "lr", 0.0, 1.0)
+    s["weight_decay"] = check_number(s["weight_decay"], "weight_decay", 0.0, 1.0 / s["lr"], low_ok=True)
     config = LMConfig(len(corpus.vocab), corpus.max_len - 1, s["d_model"], s["n_heads"], s["n_layers"], s["d_ff"])
     params = init_params(config, seed=seed, dtype=dtype)  # inputs have n - 1 positions: the last token is only a target
     rng = np.random.default_rng(seed)

@@ -69,7 +69,7 @@ def _check_corpus(corpus):
         raise TypeError(f"corpus must be a Corpus from attn_lib.models.corpus.make_corpus(), got {_describe(corpus)}")
 
 
-def _check_number(value, name, low, high, low_ok=False, high_ok=False):
+def check_number(value, name, low, high, low_ok=False, high_ok=False):
     """`value` as a float if it lies between low and high (ends included where *_ok), else an error."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a number, got {_describe(value)}")
@@ -111,9 +111,9 @@ def train(
     max_steps = check_positive_int(max_steps, "max_steps")
     eval_every = check_positive_int(eval_every, "eval_every")
     checkpoint_every = check_positive_int(checkpoint_every, "checkpoint_every")
-    lr = _check_number(lr, "lr", 0.0, 1.0)
-    weight_decay = _check_number(weight_decay, "weight_decay", 0.0, 1.0 / lr, low_ok=True)
-    target_accuracy = _check_number(target_accuracy, "target_accuracy", 0.0, 1.0, high_ok=True)
+    lr = check_number(lr, "lr", 0.0, 1.0)
+    weight_decay = check_number(weight_decay, "weight_decay", 0.0, 1.0 / lr, low_ok=True)
+    target_accuracy = check_number(target_accuracy, "target_accuracy", 0.0, 1.0, high_ok=True)
     if progress is not None and not callable(progress):
         raise TypeError(
             f"progress must be a function (called with one dict per step) or None, got {_describe(progress)}"

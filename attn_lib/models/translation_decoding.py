@@ -15,12 +15,12 @@ what running the decoder over the whole prefix gives (`cache=False`), which the 
 
 import numpy as np
 
-from attn_lib.block import _layer_norm
+from attn_lib.block import layer_norm
 from attn_lib.core import scaled_dot_product_attention
 from attn_lib.efficient import KVCache
 from attn_lib.models.encoder_decoder import (
-    _check_config,
     block,
+    check_config,
     check_ids,
     cross_attention_weights,
     decode,
@@ -47,7 +47,7 @@ def translate(params, config, source, max_len=12, cache=True):
     (included; after it a sentence writes <pad> = 0) or `max_len` words. Row t of the weights is the
     step that wrote word t. With cache=False the decoder recomputes the whole prefix at every step.
     """
-    _check_config(config)
+    check_config(config)
     source = check_ids(source, config.source_vocab_size, "source")
     max_len = _check_length(max_len)
     memory, enc = encode(params, config, source)  # [B, S, d]: the source, read once
@@ -67,16 +67,16 @@ def translate(params, config, source, max_len=12, cache=True):
         x = params["tgt_emb"][ids][:, None, :] + positions[t]  # [B, 1, d]: the last word, at position t
         step_weights = []
         for p, (k_src, v_src), kv in zip(layers, cross_kv, caches, strict=True):
-            z = _layer_norm(x, p["ln1_gamma"], p["ln1_beta"], config.eps)  # [B, 1, d]
+            z = layer_norm(x, p["ln1_gamma"], p["ln1_beta"], config.eps)  # [B, 1, d]
             q, k, v = (split_heads(z @ p[f"self_{n}"], h) for n in ("w_q", "w_k", "w_v"))  # [B, h, 1, d_k]
             x = x + merge_heads(kv.decode_step(q, k, v)) @ p["self_w_o"]  # causal self-attention, from the cache
-            z = _layer_norm(x, p["ln2_gamma"], p["ln2_beta"], config.eps)
+            z = layer_norm(x, p["ln2_gamma"], p["ln2_beta"], config.eps)
             q = split_heads(z @ p["cross_w_q"], h)  # [B, h, 1, d_k]: the new word's query
             heads, w = scaled_dot_product_attention(q, k_src, v_src, mask=enc["mask"])  # w: [B, h, 1, S]
             x = x + merge_heads(heads) @ p["cross_w_o"]
-            x = x + ffn_forward(_layer_norm(x, p["ln3_gamma"], p["ln3_beta"], config.eps), p)[0]
+            x = x + ffn_forward(layer_norm(x, p["ln3_gamma"], p["ln3_beta"], config.eps), p)[0]
             step_weights.append(w[:, :, 0])  # [B, h, S]
-        h_last = _layer_norm(x[:, 0], params["dec_norm_gamma"], params["dec_norm_beta"], config.eps)  # [B, d]
+        h_last = layer_norm(x[:, 0], params["dec_norm_gamma"], params["dec_norm_beta"], config.eps)  # [B, d]
         ids = np.where(finished, 0, np.argmax(h_last @ params["w_out"] + params["b_out"], axis=-1))  # [B]
         written.append(ids)
         weights.append(np.stack(step_weights))  # [L, B, h, S]

@@ -21,7 +21,7 @@ from attn_lib._checks import _describe, check_positive_int
 from attn_lib.dropout import check_rate
 from attn_lib.models.encoder_decoder import Seq2SeqConfig, init_params, loss_and_gradients, mean_loss
 from attn_lib.models.lm_training import learning_rate
-from attn_lib.models.tiny_training import _check_number, adam_step
+from attn_lib.models.tiny_training import adam_step, check_number
 from attn_lib.models.translation_corpus import ParallelCorpus
 from attn_lib.models.translation_decoding import exact_match
 
@@ -68,8 +68,8 @@ def _check_settings(settings):
         check_positive_int(s["max_steps"], "max_steps"),
         check_positive_int(s["eval_every"], "eval_every"),
     )
-    s["lr"] = _check_number(s["lr"], "lr", 0.0, 1.0)
-    s["weight_decay"] = _check_number(s["weight_decay"], "weight_decay", 0.0, 1.0 / s["lr"], low_ok=True)
+    s["lr"] = check_number(s["lr"], "lr", 0.0, 1.0)
+    s["weight_decay"] = check_number(s["weight_decay"], "weight_decay", 0.0, 1.0 / s["lr"], low_ok=True)
     try:
         s["drop"] = check_rate(s["drop"])
     except (TypeError, ValueError) as error:

@@ -61,7 +61,7 @@ def use_cjk_font():
     return family
 
 
-def _check_tokens(tokens, n, name, dim):
+def check_labels(tokens, n, name, dim):
     """`tokens` as a list of n strings (read once, so a generator works), else a clear error."""
     if tokens is None or isinstance(tokens, str) and len(tokens) != n or not hasattr(tokens, "__iter__"):
         raise TypeError(f"{name} must be a sequence of {n} token strings, got {_describe(tokens)}")
@@ -153,8 +153,8 @@ def draw_attention(
     """
     weights = _check_weights(weights, 2, 2)
     n_q, n_k = weights.shape
-    query_tokens = _check_tokens(query_tokens, n_q, "query_tokens", "rows (queries)")
-    key_tokens = _check_tokens(key_tokens, n_k, "key_tokens", "columns (keys)")
+    query_tokens = check_labels(query_tokens, n_q, "query_tokens", "rows (queries)")
+    key_tokens = check_labels(key_tokens, n_k, "key_tokens", "columns (keys)")
     allowed = np.ones((n_q, n_k), dtype=bool) if mask is None else _check_mask(mask, (n_q, n_k), weights)
     annotate = _check_annotate(annotate, n_q, n_k, max(n_q, n_k) <= 12)
     colours = (matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap).with_extremes(bad=MASK_FACE)
@@ -313,8 +313,8 @@ def plot_attention(
     use_cjk_font()
     weights = _check_weights(weights, 2, 2)
     n_q, n_k = weights.shape
-    query_tokens = _check_tokens(tokens, n_q, "tokens", "rows (queries)")
-    key_tokens = _check_tokens(query_tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
+    query_tokens = check_labels(tokens, n_q, "tokens", "rows (queries)")
+    key_tokens = check_labels(query_tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
     side = _heatmap_side(max(n_q, n_k))
     fig = Figure(figsize=figsize or (side + 2.4, side + 1.2 + (0.3 if mask is not None else 0)), layout="constrained")
     draw_attention(
@@ -354,8 +354,8 @@ def plot_attention_side_by_side(
         if len(items) != count:
             raise ValueError(f"{name} has {len(items)} entries but there are {count} weight matrices")
     n_q, n_k = matrices[0].shape
-    query_tokens = _check_tokens(tokens, n_q, "tokens", "rows (queries)")
-    key_tokens = _check_tokens(query_tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
+    query_tokens = check_labels(tokens, n_q, "tokens", "rows (queries)")
+    key_tokens = check_labels(query_tokens if key_tokens is None else key_tokens, n_k, "key_tokens", "columns (keys)")
     any_mask = any(m is not None and not np.asarray(m).all() for m in masks)
     side = _heatmap_side(max(n_q, n_k))
     if count == 2 and max(n_q, n_k) <= 6:
@@ -402,8 +402,8 @@ def plot_heads(weights, tokens, *, title=None, lang=None, ncols=None, annotate=N
             f"weights has {h} heads; plot_heads draws at most {MAX_HEADS} (one heatmap each): pass a slice such as"
             " weights[:12], or draw a whole model's heads with attn_lib.pictures.plot_head_types"
         )
-    query_tokens = _check_tokens(tokens, n_q, "tokens", "rows (queries)")
-    key_tokens = _check_tokens(query_tokens, n_k, "tokens", "columns (keys)")
+    query_tokens = check_labels(tokens, n_q, "tokens", "rows (queries)")
+    key_tokens = check_labels(query_tokens, n_k, "tokens", "columns (keys)")
     masks = None if mask is None else _check_mask(mask, weights.shape, weights)
     ncols = min(h, 4) if ncols is None else check_positive_int(ncols, "ncols")
     nrows = -(-h // ncols)

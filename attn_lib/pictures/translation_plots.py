@@ -19,7 +19,7 @@ from attn_lib.i18n import display_width, t
 from attn_lib.pictures.heatmaps import (
     MASK_FACE,
     MASK_HATCH,
-    _check_tokens,
+    check_labels,
     draw_attention,
     masked_legend_handle,
     use_cjk_font,
@@ -219,8 +219,8 @@ def plot_alignment(weights, target_words, source_tokens, align, *, title=None, l
     if weights.ndim != 2:
         raise ValueError(f"weights must be one [T, S] matrix (a head, or heads averaged), got shape {weights.shape}")
     n_q, n_k = weights.shape
-    target_words = _check_tokens(target_words, n_q, "target_words", "rows (English words)")
-    source_tokens = _check_tokens(source_tokens, n_k, "source_tokens", "columns (Chinese tokens)")
+    target_words = check_labels(target_words, n_q, "target_words", "rows (English words)")
+    source_tokens = check_labels(source_tokens, n_k, "source_tokens", "columns (Chinese tokens)")
     align = _check_align(align, n_q, n_k)
     use_cjk_font()
     cell = min(0.52, 3.6 / n_k)
