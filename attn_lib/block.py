@@ -7,7 +7,7 @@ One pre-norm block, as in GPT-2 and most models since (PyTorch: ``norm_first=Tru
 
 The original transformer (Vaswani et al. 2017) and BERT put each norm *after* the addition instead
 (post-norm, ``norm_first=False``): A = LayerNorm_1(X + MultiHead(X)), Y = LayerNorm_2(A + FFN(A)).
-Weights are stored for ``x @ w``, under the names `attn_lib.models.bert` uses (w_q, b_q, ..., ln1_gamma,
+Weights are stored for ``x @ w``, under the names `attn_lib.models.minilm.bert` uses (w_q, b_q, ..., ln1_gamma,
 ln1_beta, w_1, b_1, w_2, b_2, ln2_gamma, ln2_beta). Every function keeps float32 as float32; float16 is
 computed in float32 and rounded once at the end, like the rest of the package.
 """
@@ -120,7 +120,7 @@ def layer_norm(x, gamma, beta, eps=1e-5):
     variance taken over the last axis: each token's own d features, never across tokens.
 
     eps defaults to 1e-5, PyTorch's and most models' value. BERT (and all-MiniLM-L6-v2) use 1e-12:
-    `attn_lib.models.bert` passes the model's own. On a near-constant row the two differ a lot: the
+    `attn_lib.models.minilm.bert` passes the model's own. On a near-constant row the two differ a lot: the
     row [1, 1.001, 0.999, 1] (variance 5e-7) becomes [0, 1.41, -1.41, 0] with 1e-12, [0, 0.31, -0.31, 0]
     with 1e-5. Pass the eps of the model you port.
     float16 is computed in float32 and rounded once. A row so large that (x - mean)^2 overflows is
@@ -143,7 +143,7 @@ def layer_norm(x, gamma, beta, eps=1e-5):
 
 
 def _layer_norm(x, gamma, beta, eps):
-    """layer_norm's arithmetic, on inputs already checked (attn_lib.models.bert: the model file is verified).
+    """layer_norm's arithmetic, on inputs already checked (attn_lib.models.minilm.bert: the model file is verified).
 
     Computed in x's dtype. The rows whose variance overflows (|x| near the dtype's largest number, or
     above its square root) are recomputed from x / max|x|, with eps / max|x|^2: the same formula.
@@ -294,7 +294,7 @@ def rms_norm(x, gain, eps=1e-6):
 
 
 def _rms_norm(x, gain, eps):
-    """rms_norm's arithmetic, on inputs already checked (attn_lib.models.smollm: the model file is verified)."""
+    """rms_norm's arithmetic, on inputs already checked (attn_lib.models.smollm2.model: the model file is verified)."""
     rms = np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps)  # [..., 1]: one root mean square per token
     return x / rms * gain
 
@@ -319,6 +319,6 @@ def swiglu(x, w_gate, w_up, w_down):
 
 def _swiglu(x, w_gate, w_up, w_down, matmul=np.matmul):
     """swiglu's arithmetic, on inputs already checked; `matmul(a, w)` computes a @ w (a model may pass one
-    that sums its products more accurately, as attn_lib.models.smollm does)."""
+    that sums its products more accurately, as attn_lib.models.smollm2.model does)."""
     hidden = silu(matmul(x, w_gate)) * matmul(x, w_up)  # [..., n, d_model] x [d_model, d_ff] -> [..., n, d_ff], twice
     return matmul(hidden, w_down)  # [..., n, d_ff] x [d_ff, d_model] -> [..., n, d_model]

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from attn_lib.models.fetch import find_model_files
-from attn_lib.models.pretrained import load_minilm
+from attn_lib.models.minilm.pretrained import load_minilm
 
 SENTENCE = "The animal didn't cross the street because it was too tired."  # 16 word pieces with [CLS], [SEP]
 BUDGET_MS = 30.0

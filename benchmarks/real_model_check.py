@@ -20,7 +20,7 @@ import numpy as np
 
 from attn_lib import exercises
 from attn_lib.exercises import capstone
-from attn_lib.models.pretrained import load_minilm
+from attn_lib.models.minilm.pretrained import load_minilm
 
 BUDGET_S = 2.0
 

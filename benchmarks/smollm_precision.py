@@ -11,7 +11,7 @@ the time of one forward pass over 16 tokens:
     float64 elementwise       the residual stream, RMSNorm, RoPE, attention, SiLU in float64; one float32 BLAS
                               product per matrix
     blocks of B (B = 64 is attn_lib's)   the same, each product summed in float32 blocks of B along its inner
-                              dimension, the blocks added in float64 (attn_lib.models.smollm.linear)
+                              dimension, the blocks added in float64 (attn_lib.models.smollm2.model.linear)
 
 Memory: the float64 parts hold activations only ([n, 576] and [n, 1536] arrays); the blocks' partial sums
 of one product are a [K / B, n, m] float32 array, at most 0.9 MB for 16 tokens (5.5 MB for 100), freed at once.
@@ -91,8 +91,8 @@ def timed(fn, reps=9):
 def main():
     from test_smollm import PROMPTS
 
-    from attn_lib.models import smollm as lm
-    from attn_lib.models import smollm_arithmetic  # its BLOCK is the one the products read
+    from attn_lib.models.gguf import arithmetic as smollm_arithmetic  # its BLOCK is the one the products read
+    from attn_lib.models.smollm2 import model as lm
 
     model = lm.load_smollm()
     sets = {"test prompts": [model.encode(t) for t in PROMPTS], "held out": [model.encode(t) for t in HELD_OUT]}

@@ -1,4 +1,5 @@
-"""Notebook 14's budgets: SmolLM2-135M in numpy (attn_lib.models.smollm) against transformers, each in its own process.
+"""Notebook 14's budgets: SmolLM2-135M in numpy (attn_lib.models.smollm2.model) against transformers, each in its
+own process.
 
     python benchmarks/smollm_speed.py                    # 3 rounds, numpy and PyTorch processes alternating
     python benchmarks/smollm_speed.py --rounds 5 --wait-load 0.5
@@ -81,7 +82,7 @@ def _prompts(encode):
 
 def worker_numpy(reps, long):
     start = time.perf_counter()
-    from attn_lib.models import smollm
+    from attn_lib.models.smollm2 import model as smollm
 
     model = smollm.load_smollm(download=False)
     out = {"load": [time.perf_counter() - start], "maxrss_after_load_mib": _maxrss_mib()}
@@ -108,14 +109,15 @@ def worker_torch(reps, attn):
     from transformers import AutoModelForCausalLM
 
     from attn_lib.models.fetch import SMOLLM2, find_model_files
-    from attn_lib.models.smollm import GGUF_NAME
+    from attn_lib.models.smollm2.model import GGUF_NAME
 
     folder = find_model_files(download=False, spec=SMOLLM2)
     model = AutoModelForCausalLM.from_pretrained(
         folder, gguf_file=GGUF_NAME, dtype=torch.float32, attn_implementation=attn
     ).eval()
     out = {"load": [time.perf_counter() - start]}
-    from attn_lib.models.gguf_file import TOKENIZER_KEYS, build_tokenizer, read_header
+    from attn_lib.models.gguf.reader import TOKENIZER_KEYS, read_header
+    from attn_lib.models.gguf.vocab import build_tokenizer
 
     tokenizer = build_tokenizer(read_header(folder / GGUF_NAME, TOKENIZER_KEYS)[0])  # numpy's (tested the same)
     short, _ = _prompts(lambda text: tokenizer.encode(text).ids)

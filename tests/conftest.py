@@ -10,7 +10,7 @@ def model():
     """all-MiniLM-L6-v2, loaded once for the session (skipped with the reason, a failure in CI, without its files)."""
     pytest.importorskip("safetensors", reason="load_minilm needs safetensors")
     pytest.importorskip("tokenizers", reason="load_minilm needs tokenizers")
-    from attn_lib.models.pretrained import load_minilm
+    from attn_lib.models.minilm.pretrained import load_minilm
 
     try:
         return load_minilm()
@@ -23,7 +23,7 @@ def smollm():
     """SmolLM2-135M-Instruct, loaded once per session (skipped with the reason, in CI a failure, without its file)."""
     pytest.importorskip("gguf", reason="load_smollm needs gguf")
     pytest.importorskip("tokenizers", reason="load_smollm needs tokenizers")
-    from attn_lib.models.smollm import load_smollm
+    from attn_lib.models.smollm2.model import load_smollm
 
     try:
         return load_smollm()

@@ -19,7 +19,7 @@ from attn_lib import (
 )
 from attn_lib.efficient import KVCache, blocked_attention_with_weights, tiled_attention
 from attn_lib.grouped import grouped_query_attention
-from attn_lib.models.head_types import head_types
+from attn_lib.models.minilm.head_types import head_types
 from attn_lib.pictures.heatmaps import plot_attention, plot_heads
 
 Q, K, V = np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2))  # n_q=3, n_k=5, d_k=4, d_v=2

@@ -28,7 +28,7 @@ from attn_lib.block import (
     swiglu,
     transformer_block,
 )
-from attn_lib.models import bert
+from attn_lib.models.minilm import bert
 
 
 def random_params(d_model, n_heads, d_ff, seed, dtype=np.float64):
@@ -374,7 +374,7 @@ def test_layer_norm_matches_torch_on_large_and_float16_rows():
 
 
 def test_layer_norm_default_eps_is_pytorchs():
-    """The default eps is PyTorch's 1e-5 (BERT's 1e-12 is passed by attn_lib.models.bert, from the model's config)."""
+    """The default eps is PyTorch's 1e-5 (BERT's 1e-12 is passed by attn_lib.models.minilm.bert, from the config)."""
     x = np.array([[1.0, 1.001, 0.999, 1.0]])  # a near-constant row (variance 5e-7): the eps matters here
     ones, zeros = np.ones(4), np.zeros(4)
     np.testing.assert_array_equal(layer_norm(x, ones, zeros), layer_norm(x, ones, zeros, eps=1e-5))

@@ -19,7 +19,7 @@ from attn_lib.exercises import capstone
 from attn_lib.exercises.mistakes import split_interleaved, split_reshape_only
 from attn_lib.i18n import STRINGS, t
 from attn_lib.models import fetch as loader
-from attn_lib.models.bert import bert_encoder, multi_head_with
+from attn_lib.models.minilm.bert import bert_encoder, multi_head_with
 
 
 @pytest.fixture(scope="module")

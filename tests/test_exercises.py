@@ -32,7 +32,7 @@ from attn_lib.exercises import attention, multihead
 from attn_lib.exercises.diagnose import Case, run_cases
 from attn_lib.grouped import grouped_query_attention
 from attn_lib.i18n import STRINGS, set_language, t
-from attn_lib.models.bert import multi_head_with
+from attn_lib.models.minilm.bert import multi_head_with
 from attn_lib.models.tiny_model import attention_layer
 
 # --- learner-style building blocks ----------------------------------------------------------------
@@ -703,7 +703,7 @@ def _tiny_model_multi_head(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
     ("fn", "name"),
     [
         (_gqa_as_multi_head, "attn_lib.grouped.grouped_query_attention"),
-        (_bert_multi_head, "attn_lib.models.bert.multi_head_with"),
+        (_bert_multi_head, "attn_lib.models.minilm.bert.multi_head_with"),
         (_tiny_model_multi_head, "attn_lib.models.tiny_model.attention_layer"),
     ],
 )

@@ -1,4 +1,4 @@
-"""Head types by a computed rule (attn_lib.models.head_types): each rule against a plain loop, on heads built to
+"""Head types by a computed rule (attn_lib.models.minilm.head_types): each rule against a plain loop, on heads built to
 satisfy it, at its threshold, in its order; bad input named; the grid drawn in both languages."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from attn_lib.i18n import t
-from attn_lib.models.head_types import (
+from attn_lib.models.minilm.head_types import (
     HEAD_TYPES,
     band_marks,
     band_scores,

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from attn_lib import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
 from attn_lib.examples import ANIMAL_SENTENCE
 from attn_lib.models import fetch as loader
-from attn_lib.models.bert import erf, gelu, layer_norm, mean_pooling, padding_mask
-from attn_lib.models.pretrained import SafetensorsFile, params_from_state_dict, reference_numbers
+from attn_lib.models.minilm.bert import erf, gelu, layer_norm, mean_pooling, padding_mask
+from attn_lib.models.minilm.pretrained import SafetensorsFile, params_from_state_dict, reference_numbers
 
 SENTENCES = (
     ANIMAL_SENTENCE,

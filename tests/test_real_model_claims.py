@@ -5,7 +5,7 @@ file (the pooler is the difference from the model card's 22.7 M), and head (4, 2
 import numpy as np
 
 from attn_lib.examples import ANIMAL_SENTENCE
-from attn_lib.models.head_types import head_types
+from attn_lib.models.minilm.head_types import head_types
 
 
 def test_the_file_holds_our_parameters_the_pooler_and_the_position_ids(model):

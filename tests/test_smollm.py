@@ -1,4 +1,4 @@
-"""SmolLM2-135M-Instruct in numpy (attn_lib.models.smollm, .gguf_file): the file, its tokenizer, the pieces,
+"""SmolLM2-135M-Instruct in numpy (attn_lib.models.smollm2.model, .gguf_file): the file, its tokenizer, the pieces,
 the KV cache, generation and the attention seams, without PyTorch (tests/test_smollm_transformers.py
 compares with transformers).
 """
@@ -9,10 +9,12 @@ import pytest
 from attn_lib import scaled_dot_product_attention
 from attn_lib.block import rms_norm, swiglu
 from attn_lib.grouped import grouped_attention, kv_cache_bytes
-from attn_lib.models import fetch, induction
-from attn_lib.models import smollm as lm
-from attn_lib.models import smollm_arithmetic as arithmetic
-from attn_lib.models.gguf_file import q4_1_block, read_block, read_header, read_q8_0, read_tensor, token_bytes
+from attn_lib.models import fetch
+from attn_lib.models.gguf import arithmetic
+from attn_lib.models.gguf.reader import q4_1_block, read_block, read_header, read_q8_0, read_tensor
+from attn_lib.models.gguf.vocab import token_bytes
+from attn_lib.models.smollm2 import induction
+from attn_lib.models.smollm2 import model as lm
 from attn_lib.position import halves_permutation, rope, rope_halves
 from attn_lib.sampling import sampler
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from test_smollm import PROMPTS
 
-from attn_lib.models import smollm as lm
+from attn_lib.models.smollm2 import model as lm
 from attn_lib.position import halves_permutation
 
 torch = pytest.importorskip("torch")
@@ -97,7 +97,7 @@ def test_the_tokenizer_gives_transformers_ids(smollm, hf_tokenizer):
 
 @pytest.fixture(scope="module")
 def exact(smollm):
-    """Each prompt's logits from the float64 model (attn_lib.models.smollm.as_float64): the arbiter of rounding."""
+    """Each prompt's logits from the float64 model (smollm2.model.as_float64): the arbiter of rounding."""
     model64 = lm.as_float64(smollm)
     return {text: lm.forward(model64, smollm.encode(text)) for text in PROMPTS}
 

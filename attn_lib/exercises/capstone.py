@@ -45,7 +45,7 @@ from attn_lib.exercises.compare import (
 from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Result, call_learner, check_timeout, error_text
 from attn_lib.exercises.multihead import run_multi_head_checks
 from attn_lib.i18n import check_language, get_language, t
-from attn_lib.models.pretrained import load_minilm
+from attn_lib.models.minilm.pretrained import load_minilm
 from attn_lib.multihead import merge_heads, split_heads
 
 #: The sentences the model embeds: the article's, and two English neighbours of its English example.
@@ -301,7 +301,8 @@ def run_in_real_model_checks(fn, model=None, timeout=DEFAULT_TIMEOUT):
     """
     if model is not None and not all(hasattr(model, name) for name in ("run", "d_k", "d_model", "n_layers")):
         raise TypeError(
-            f"model must be a MiniLM from attn_lib.models.pretrained.load_minilm() or None, got {describe(model)}"
+            f"model must be a MiniLM from attn_lib.models.minilm.pretrained.load_minilm() or None,"
+            f" got {describe(model)}"
         )
     timeout = check_timeout(timeout)
     if not callable(fn):

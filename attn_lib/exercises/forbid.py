@@ -33,7 +33,8 @@ import threading
 
 from attn_lib import block, core, dropout, efficient, grouped, multihead, position, sampling, sliding_window
 from attn_lib.exercises import counting_reference
-from attn_lib.models import bert, encoder_decoder, generation, ngram, tiny_model
+from attn_lib.models import encoder_decoder, generation, ngram, tiny_model
+from attn_lib.models.minilm import bert
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
     "scaled_dot_product_attention",
@@ -84,7 +85,7 @@ _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.sampling.": ("apply_temperature", "top_k_filter", "top_p_filter", "sampling_distribution", "sample"),
     "attn_lib.models.generation.": ("generate", "write"),
     "attn_lib.models.tiny_model.": ("attention_mask", "attention_layer"),
-    "attn_lib.models.bert.": ("multi_head_with",),
+    "attn_lib.models.minilm.bert.": ("multi_head_with",),
     "attn_lib.position.": ("sinusoidal_encoding", "rope", "rope_matrix"),
     "attn_lib.block.": ("layer_norm", "rms_norm", "swiglu"),
     "attn_lib.exercises.counting.": ("window_counts",),

@@ -29,7 +29,7 @@ from attn_lib.exercises.compare import Finding, describe, first_match, fmt
 from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, call_learner, check_timeout, error_text
 from attn_lib.grouped import grouped_attention
 from attn_lib.i18n import check_language, get_language, t
-from attn_lib.models.smollm import forward, load_smollm, next_token_loss
+from attn_lib.models.smollm2.model import forward, load_smollm, next_token_loss
 
 #: The sentence the model reads: the article's English example.
 SENTENCE = ANIMAL_SENTENCE
@@ -133,7 +133,9 @@ def run_in_language_model_checks(fn, model=None, timeout=DEFAULT_TIMEOUT):
         except (ImportError, RuntimeError, OSError) as exc:  # no model file, no network, a bad file
             return LanguageModelResult(False, "no_model", {"error": error_text(exc)})
     if not all(hasattr(model, name) for name in ("config", "params", "encode")):
-        raise TypeError(f"model must be a SmolLM (attn_lib.models.smollm.load_smollm()) or None, got {describe(model)}")
+        raise TypeError(
+            f"model must be a SmolLM (attn_lib.models.smollm2.model.load_smollm()) or None, got {describe(model)}"
+        )
     ids = model.encode(SENTENCE)
     reference = forward(model, ids)
     seconds *= model.config.n_layers

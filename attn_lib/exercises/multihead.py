@@ -220,7 +220,7 @@ def check_multi_head(fn, lang=None, batched=True, timeout=DEFAULT_TIMEOUT, forbi
 
     Prints one verdict line; True if every check passed. attn_lib.multi_head_attention is forbidden, and so
     is every attn_lib function that does its work (attn_lib.grouped.grouped_query_attention with n_kv_heads =
-    n_heads, attn_lib.models.bert.multi_head_with, the tiny model's attention_layer); split_heads,
+    n_heads, attn_lib.models.minilm.bert.multi_head_with, the tiny model's attention_layer); split_heads,
     merge_heads and scaled_dot_product_attention are allowed.
     """
     lang = None if lang is None else check_language(lang)

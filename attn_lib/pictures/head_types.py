@@ -1,6 +1,6 @@
 """Every head of a model in one picture, each small attention map framed in the colour of its type (notebook 10).
 
-The types come from the computed rule of `attn_lib.models.head_types`.
+The types come from the computed rule of `attn_lib.models.minilm.head_types`.
 """
 
 import numpy as np
@@ -10,7 +10,7 @@ from matplotlib.patches import Patch
 
 from attn_lib._checks import as_float_array
 from attn_lib.i18n import t
-from attn_lib.models.head_types import (
+from attn_lib.models.minilm.head_types import (
     BANDS,
     HEAD_TYPES,
     THRESHOLD,

@@ -1,4 +1,4 @@
-"""Pictures of notebook 14's real language model (attn_lib.models.smollm).
+"""Pictures of notebook 14's real language model (attn_lib.models.smollm2.model).
 
     plot_top_next_tokens(model, panels)          the top 10 next tokens after each prompt, bar charts side by side
     plot_q4_1_block(d, m, codes, weights)        one block of 32 weights on the 16 levels d * q + m of Q4_1

@@ -1,4 +1,4 @@
-"""The arithmetic of SmolLM2 in numpy (attn_lib.models.smollm): how each product is summed and on how many cores,
+"""The arithmetic of SmolLM2 in numpy (attn_lib.models.smollm2.model): how each product is summed and on how many cores,
 and RoPE's pairs turned in four operations (`turn_pairs`).
 
 Precision. The weights are float32 (the dequantized 4-bit numbers, exact in float32; the embedding is kept as its

@@ -4,7 +4,7 @@ SmolLM2-135M-Instruct (HuggingFaceTB, Apache-2.0) is a Llama-style decoder: 30 b
 9 query heads sharing 3 key/value heads of d_k = 64, a SwiGLU feed-forward of width 1536, RoPE with base
 100,000, a vocabulary of 49,152 byte-level BPE tokens, and tied embeddings (the unembedding is the
 embedding matrix itself). It is read from the GGUF file SmolLM2-135M-Instruct.Q4_1.gguf (4-bit weights,
-see attn_lib.models.gguf_file), fetched once by attn_lib.models.fetch. One pre-norm block:
+see attn_lib.models.gguf.reader), fetched once by attn_lib.models.fetch. One pre-norm block:
 
     h = RMSNorm(x)                                    attn_lib.block.rms_norm's formula
     x = x + GQA(RoPE(h W_Q), RoPE(h W_K), h W_V) W_O  attn_lib.position.rope, attn_lib.grouped.grouped_attention
@@ -19,7 +19,7 @@ RoPE. The GGUF file stores W_Q and W_K with the rows of each head ordered for tu
 (transformers permutes those rows when it reads the file and turns the pairs (i, i + d/2) instead:
 attn_lib.position.rope_halves and halves_permutation. Both give the same scores.)
 
-Precision, layout and threads: see attn_lib.models.smollm_arithmetic (every product of an activation and a weight).
+Precision, layout and threads: see attn_lib.models.gguf.arithmetic (every product of an activation and a weight).
 
 The seams: `forward` and `generate` take ``attention=`` (a function with scaled_dot_product_attention's
 contract, e.g. a learner's own from notebooks 04-05, run inside grouped_attention on the 3 groups of 3
@@ -42,8 +42,7 @@ from attn_lib.core import _BLOCKED_MIN_SCORES
 from attn_lib.efficient import KVCache
 from attn_lib.grouped import _grouped_unchecked, grouped_attention
 from attn_lib.models.fetch import SMOLLM2, find_model_files
-from attn_lib.models.gguf_file import TOKENIZER_KEYS, build_tokenizer, read_header, read_q8_0, read_tensor
-from attn_lib.models.smollm_arithmetic import (  # noqa: F401 (BLOCK: re-exported)
+from attn_lib.models.gguf.arithmetic import (  # noqa: F401 (BLOCK: re-exported)
     BLOCK,
     POSITION_ROWS,
     Q8Embedding,
@@ -53,6 +52,8 @@ from attn_lib.models.smollm_arithmetic import (  # noqa: F401 (BLOCK: re-exporte
     turn_pairs,
     unembed,
 )
+from attn_lib.models.gguf.reader import TOKENIZER_KEYS, read_header, read_q8_0, read_tensor
+from attn_lib.models.gguf.vocab import build_tokenizer
 from attn_lib.multihead import merge_heads
 from attn_lib.sampling import greedy
 
@@ -106,7 +107,7 @@ class SmolLM:
     """The model: config, params (embedding [V, d] as a Q8Embedding, final_norm [d], layers: one dict per block of
     float32 matrices [n_in, n_out], views of the file's [n_out, n_in] rows), tokenizer.
 
-    tensors lists the file's tensor table (attn_lib.models.gguf_file.TensorInfo), metadata its scalar keys.
+    tensors lists the file's tensor table (attn_lib.models.gguf.reader.TensorInfo), metadata its scalar keys.
     """
 
     config: Config

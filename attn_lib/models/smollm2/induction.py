@@ -19,7 +19,7 @@ Layers and heads count from 0 here; the notebook shows them from 1, as notebook 
 import numpy as np
 
 from attn_lib._checks import check_positive_int, check_seed
-from attn_lib.models.smollm import forward
+from attn_lib.models.smollm2.model import forward
 
 
 def ordinary_tokens(model):

@@ -3,7 +3,7 @@
 all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) is a BERT encoder: 6 layers x 12 heads,
 d_model = 384, d_k = 32, trained to map a sentence to a 384-number embedding. Its weights are read
 from its .safetensors file one tensor at a time (`SafetensorsFile`) and text is split into word pieces by
-``tokenizers``; everything after that is numpy: `attn_lib.models.bert` on top of `attn_lib.multi_head_attention`.
+``tokenizers``; everything after that is numpy: `attn_lib.models.minilm.bert` on top of `attn_lib.multi_head_attention`.
 
     model = load_minilm()                 # finds (or fetches once) the files: see attn_lib.models.fetch
     out = model.run("The animal didn't cross the street because it was too tired")
@@ -21,8 +21,8 @@ from importlib import resources
 import numpy as np
 
 from attn_lib._checks import _describe
-from attn_lib.models.bert import bert_encoder, l2_normalize, mean_pooling
 from attn_lib.models.fetch import find_model_files
+from attn_lib.models.minilm.bert import bert_encoder, l2_normalize, mean_pooling
 
 MAX_LENGTH = 256  # sentence-transformers truncates all-MiniLM-L6-v2's input to 256 word pieces
 
@@ -45,7 +45,7 @@ class MiniLMOutput:
 
 
 def params_from_state_dict(state):
-    """PyTorch BertModel tensors (names as in its state dict) -> attn_lib.models.bert's parameters, float32.
+    """PyTorch BertModel tensors (names as in its state dict) -> attn_lib.models.minilm.bert's parameters, float32.
 
     Linear weights are transposed: PyTorch stores [out, in] and computes x W^T; attn_lib uses x @ w.
     `state` may be any mapping of names to arrays; each tensor is read once, when its parameter is made
