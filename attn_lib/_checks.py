@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 
 
-def _describe(value):
+def describe_value(value):
     """A short description of what the caller passed, for error messages."""
     if value is None:
         return "None"
@@ -24,16 +24,16 @@ def as_float_array(value, name, *, allow_neg_inf=False, min_ndim=0):
     mask np.asarray would drop), with a message naming `name`.
     """
     if value is None or isinstance(value, (str, bytes)):
-        raise TypeError(f"{name} must be an array (or list) of numbers, got {_describe(value)}")
+        raise TypeError(f"{name} must be an array (or list) of numbers, got {describe_value(value)}")
     check_not_masked(value, name)
     try:
         array = np.asarray(value)
     except ValueError as exc:  # ragged lists
         raise ValueError(f"{name} must be a rectangular array of numbers: {exc}") from None
     if array.dtype.kind == "b":
-        raise TypeError(f"{name} must hold numbers, got booleans ({_describe(array)})")
+        raise TypeError(f"{name} must hold numbers, got booleans ({describe_value(array)})")
     if array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers, got {_describe(array)}")
+        raise TypeError(f"{name} must hold real numbers, got {describe_value(array)}")
     if array.dtype.kind != "f":
         array = array.astype(np.float64)
     if array.ndim < min_ndim:
@@ -77,7 +77,7 @@ def check_finite(array, name, *, allow_neg_inf=False):
 def check_positive_int(value, name):
     """`value` as a Python int if it is a positive integer, else a clear error."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer, got {_describe(value)}")
+        raise TypeError(f"{name} must be a positive integer, got {describe_value(value)}")
     if value < 1:
         raise ValueError(f"{name}={value} must be a positive integer (at least 1)")
     return int(value)
@@ -93,7 +93,8 @@ def check_seed(seed, none_ok=False):
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         either = " (or None)" if none_ok else ""
         raise TypeError(
-            f"seed must be a non-negative integer{either} (it seeds numpy.random.default_rng), got {_describe(seed)}"
+            f"seed must be a non-negative integer{either} (it seeds numpy.random.default_rng),"
+            f" got {describe_value(seed)}"
         )
     if seed < 0:
         raise ValueError(f"seed={seed} must be a non-negative integer (numpy.random.default_rng rejects negatives)")
@@ -103,7 +104,7 @@ def check_seed(seed, none_ok=False):
 def mask_array(mask):
     """`mask` as a numpy array, or a clear error for a string or a ragged list (its dtype is checked by the caller)."""
     if isinstance(mask, (str, bytes)):
-        raise TypeError(f"mask must be a boolean or float array, got {_describe(mask)}")
+        raise TypeError(f"mask must be a boolean or float array, got {describe_value(mask)}")
     check_not_masked(mask, "mask")
     try:
         return np.asarray(mask)
@@ -161,7 +162,7 @@ def check_float_dtype(dtype, name="dtype"):
     except TypeError:
         checked = None
     if checked is None or checked.kind != "f":
-        got = _describe(dtype) if checked is None else str(checked)
+        got = describe_value(dtype) if checked is None else str(checked)
         raise TypeError(f"{name} must be a floating dtype such as np.float32 or np.float64, got {got}")
     return checked
 

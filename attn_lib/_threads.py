@@ -87,7 +87,7 @@ _pool_size = 0
 _pool_pid = None
 
 
-def _executor(workers):
+def executor(workers):
     """A pool of at least `workers` threads; a new one after os.fork() (the child has the pool but not its threads)."""
     global _pool, _pool_size, _pool_pid
     with _pool_lock:
@@ -140,7 +140,7 @@ def run_tasks(tasks, work, threads, multiply_adds):
     threads = min(threads, len(tasks))
     errors = []
     with limit:
-        pool = _executor(threads - 1)
+        pool = executor(threads - 1)
         # each worker runs in a copy of the caller's context: numpy's errstate (a context variable) carries over
         futures = [pool.submit(contextvars.copy_context().run, worker) for _ in range(threads - 1)]
         try:

@@ -17,12 +17,12 @@ import numbers
 import numpy as np
 
 from attn_lib._checks import (
-    _describe,
     as_float_array,
     check_fits,
     check_heads_divide,
     check_positive_int,
     check_seed,
+    describe_value,
     float_dtype,
     work_dtype,
 )
@@ -75,7 +75,9 @@ def gelu(x, approximate="none"):
     Integers, lists and Python numbers are computed in float64; float16 in float32, rounded once.
     """
     if approximate not in ("none", "tanh"):
-        raise ValueError(f'approximate must be "none" (the exact erf form) or "tanh", got {_describe(approximate)}')
+        raise ValueError(
+            f'approximate must be "none" (the exact erf form) or "tanh", got {describe_value(approximate)}'
+        )
     x = _as_float(x)
     dtype, work = x.dtype, work_dtype(x.dtype)
     z = x.astype(work, copy=False)
@@ -173,7 +175,7 @@ def _layer_norm_rescaled(x, gamma, beta, eps, overflowed):
 
 def _check_activation(activation):
     if activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {_describe(activation)}")
+        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {describe_value(activation)}")
     return ACTIVATIONS[activation]
 
 
@@ -236,12 +238,14 @@ def transformer_block(x, params, n_heads, mask=None, *, norm_first=True, activat
     approximation: activation="gelu_tanh".
     """
     if not isinstance(params, dict):
-        raise TypeError(f"params must be a dict of the block's arrays (see init_block_params), got {_describe(params)}")
+        raise TypeError(
+            f"params must be a dict of the block's arrays (see init_block_params), got {describe_value(params)}"
+        )
     missing = [name for name in BLOCK_PARAMS if name not in params]
     if missing:
         raise ValueError(f"params is missing {', '.join(missing)} (a block needs {', '.join(BLOCK_PARAMS)})")
     if not isinstance(norm_first, (bool, np.bool_)):
-        raise TypeError(f"norm_first must be True (pre-norm) or False (post-norm), got {_describe(norm_first)}")
+        raise TypeError(f"norm_first must be True (pre-norm) or False (post-norm), got {describe_value(norm_first)}")
     _check_activation(activation)
     x = as_float_array(x, "x", min_ndim=2)
     p = params
@@ -290,10 +294,10 @@ def rms_norm(x, gain, eps=1e-6):
     """
     x = as_float_array(x, "x", min_ndim=1)
     gain = _check_vector(gain, "gain", x.shape[-1], "d")
-    return _rms_norm(x, gain, _check_eps(eps))
+    return rms_norm_unchecked(x, gain, _check_eps(eps))
 
 
-def _rms_norm(x, gain, eps):
+def rms_norm_unchecked(x, gain, eps):
     """rms_norm's arithmetic, on inputs already checked (attn_lib.models.smollm2.model: the model file is verified)."""
     rms = np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps)  # [..., 1]: one root mean square per token
     return x / rms * gain

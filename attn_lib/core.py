@@ -17,11 +17,11 @@ import math
 import numpy as np
 
 from attn_lib._checks import (
-    _describe,
     as_float_array,
     check_finite,
     check_float_dtype,
     check_positive_int,
+    describe_value,
     float_dtype,
     mask_array,
     work_dtype,
@@ -51,7 +51,7 @@ def softmax(x, axis=-1):
     """
     x = as_float_array(x, "x", allow_neg_inf=True, min_ndim=1)
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise TypeError(f"axis must be an integer, got {_describe(axis)}")
+        raise TypeError(f"axis must be an integer, got {describe_value(axis)}")
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"axis={axis} is out of range for x with {x.ndim} dimensions (shape {x.shape})")
     if x.shape[axis] == 0:
@@ -94,7 +94,7 @@ def additive_mask(mask, dtype=np.float64):
     floating dtype (it must hold -inf).
     """
     if mask is None or isinstance(mask, (str, bytes)):
-        raise TypeError(f"mask must be a boolean array (True = may attend), got {_describe(mask)}")
+        raise TypeError(f"mask must be a boolean array (True = may attend), got {describe_value(mask)}")
     try:
         mask = np.asarray(mask)
     except ValueError as exc:  # ragged lists
@@ -102,7 +102,7 @@ def additive_mask(mask, dtype=np.float64):
     dtype = check_float_dtype(dtype, "dtype")
     if mask.dtype.kind != "b":
         raise TypeError(
-            f"mask must be a boolean array (True = may attend), got {_describe(mask)};"
+            f"mask must be a boolean array (True = may attend), got {describe_value(mask)};"
             " for 0/1 integers use mask.astype(bool)"
         )
     if mask.ndim < 2:
@@ -118,7 +118,7 @@ def _check_mask(mask, scores_shape, dtype):
     elif mask.dtype.kind != "b":
         raise TypeError(
             f"mask must be boolean (True = may attend) or float (added to the scores), got"
-            f" {_describe(mask)}; for 0/1 integers use mask.astype(bool)"
+            f" {describe_value(mask)}; for 0/1 integers use mask.astype(bool)"
         )
     try:
         shape = np.broadcast_shapes(mask.shape, scores_shape)
@@ -173,7 +173,7 @@ def _check_scale(scale, d_k, dtype=np.float64):
     if scale is None:
         return 1.0 / np.sqrt(d_k)
     if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
-        raise TypeError(f"scale must be a positive number or None, got {_describe(scale)}")
+        raise TypeError(f"scale must be a positive number or None, got {describe_value(scale)}")
     if not np.isfinite(scale) or scale <= 0:
         raise ValueError(f"scale={scale} must be a positive finite number (the default is 1/sqrt(d_k))")
     dtype = np.dtype(dtype)
@@ -216,7 +216,7 @@ def check_qkv(q, k, v):
 
 
 # Long inputs (more than this many scores per head) take `_attention_blocked`: same result, faster.
-_BLOCKED_MIN_SCORES = 512 * 512
+BLOCKED_MIN_SCORES = 512 * 512
 _BLOCK_BYTES = 1 << 20  # scores per block: 1 MiB, about what one core's L2 cache holds
 
 
@@ -313,7 +313,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
     scores_shape = (*batch, n_q, n_k)
     if mask is not None:
         mask = _check_mask(mask, scores_shape, dtype)  # a float mask is rounded to the inputs' dtype
-    if n_q * n_k > _BLOCKED_MIN_SCORES:  # same result, computed a block of rows at a time
+    if n_q * n_k > BLOCKED_MIN_SCORES:  # same result, computed a block of rows at a time
         return _attention_blocked(q, k, v, mask, work.type(scale), batch, out_dtype=dtype)
 
     # 1. scores: how well each query matches each key, scaled so their variance stays near 1

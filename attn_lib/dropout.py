@@ -15,13 +15,13 @@ import numbers
 
 import numpy as np
 
-from attn_lib._checks import _describe, as_float_array
+from attn_lib._checks import as_float_array, describe_value
 
 
 def check_rate(p):
     """`p` as a float in [0, 1), or an error naming `p` (p = 1 would drop everything and divide by 0)."""
     if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real):
-        raise TypeError(f"p must be a number in [0, 1) (the probability of dropping an entry), got {_describe(p)}")
+        raise TypeError(f"p must be a number in [0, 1) (the probability of dropping an entry), got {describe_value(p)}")
     if not 0.0 <= float(p) < 1.0:
         raise ValueError(f"p must lie in [0, 1): the probability of dropping an entry, got p={p!r}")
     return float(p)
@@ -39,13 +39,13 @@ def dropout(x, p, rng=None, training=True):
     x = as_float_array(x, "x")
     p = check_rate(p)
     if not isinstance(training, (bool, np.bool_)):
-        raise TypeError(f"training must be True or False, got {_describe(training)}")
+        raise TypeError(f"training must be True or False, got {describe_value(training)}")
     if not training or p == 0.0:
         return x, np.ones(x.shape, dtype=bool)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(
             f"rng must be a numpy.random.Generator (e.g. np.random.default_rng(0)) when training with p={p}:"
-            f" it draws the entries to drop; got {_describe(rng)}"
+            f" it draws the entries to drop; got {describe_value(rng)}"
         )
     keep = rng.random(x.shape) >= p  # [...]: True with probability 1 - p
     return x * keep / x.dtype.type(1.0 - p), keep

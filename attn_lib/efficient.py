@@ -38,12 +38,12 @@ i sees keys 0 .. i). Both agree when n_q == n_k.
 import numpy as np
 
 from attn_lib._checks import (
-    _describe,
     as_float_array,
     check_fits,
     check_float_dtype,
     check_kv_heads_divide,
     check_positive_int,
+    describe_value,
     float_dtype,
     work_dtype,
 )
@@ -74,7 +74,7 @@ def _prepare(q, k, v, mask, scale):
 
 def _check_bool(value, name):
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {_describe(value)}")
+        raise TypeError(f"{name} must be True or False, got {describe_value(value)}")
     return bool(value)
 
 
@@ -332,7 +332,9 @@ class KVCache:
         try:
             self.batch_shape = tuple(check_positive_int(b, "batch_shape entry") for b in batch_shape)
         except TypeError:
-            raise TypeError(f"batch_shape must be a tuple of positive integers, got {_describe(batch_shape)}") from None
+            raise TypeError(
+                f"batch_shape must be a tuple of positive integers, got {describe_value(batch_shape)}"
+            ) from None
         self.dtype = check_float_dtype(dtype, "dtype")
         self.query_shape = self.batch_shape  # q_t's leading axes: the same, unless heads are grouped
         self.group = 1  # query heads per stored key/value head

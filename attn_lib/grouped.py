@@ -21,12 +21,12 @@ d_k = d_model / n_heads.
 import numpy as np
 
 from attn_lib._checks import (
-    _describe,
     as_float_array,
     check_heads_divide,
     check_kv_heads_divide,
     check_positive_int,
     check_seed,
+    describe_value,
     mask_array,
 )
 from attn_lib.core import _softmax, scaled_dot_product_attention
@@ -100,11 +100,11 @@ def grouped_attention(q, k, v, mask=None, scale=None, *, attention=None):
     return output, weights
 
 
-def _grouped_unchecked(q, k, v, mask):
+def grouped_unchecked(q, k, v, mask):
     """grouped_attention(q, k, v, mask=mask)'s arithmetic without its checks and copies, for a model's own inner loop.
 
     q [h, n_q, d] and k, v [h_kv, n_k, d], float64; mask bool [n_q, n_k], n_q * n_k at most
-    core._BLOCKED_MIN_SCORES (above it scaled_dot_product_attention works in blocks: call grouped_attention).
+    core.BLOCKED_MIN_SCORES (above it scaled_dot_product_attention works in blocks: call grouped_attention).
     The same numbers as grouped_attention (tests/test_smollm.py compares the two on the model's blocks).
     """
     h, h_kv = q.shape[0], k.shape[0]
@@ -120,7 +120,7 @@ def _replaced_attention(attention, q, k, v, mask, scale):
     as arrays of q's dtype and the shapes scaled_dot_product_attention returns, or a clear error."""
     if not callable(attention):
         raise TypeError(
-            f"attention must be a function like scaled_dot_product_attention or None, got {_describe(attention)}"
+            f"attention must be a function like scaled_dot_product_attention or None, got {describe_value(attention)}"
         )
     kwargs = {"mask": mask} if scale is None else {"mask": mask, "scale": scale}
     value = attention(q, k, v, **kwargs)
@@ -128,7 +128,7 @@ def _replaced_attention(attention, q, k, v, mask, scale):
     shapes = ((*lead, q.shape[-2], v.shape[-1]), (*lead, q.shape[-2], k.shape[-2]))
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise TypeError(
-            f"attention must return (output, weights) like scaled_dot_product_attention, got {_describe(value)}"
+            f"attention must return (output, weights) like scaled_dot_product_attention, got {describe_value(value)}"
         )
     output, weights = (np.asarray(a) for a in value)
     if output.shape != shapes[0] or weights.shape != shapes[1]:

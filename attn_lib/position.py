@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from attn_lib._checks import _describe, as_float_array, check_positive_int
+from attn_lib._checks import as_float_array, check_positive_int, describe_value
 
 BASE = 10000.0  # the frequency base of both papers
 
@@ -55,7 +55,7 @@ def sinusoidal_encoding(n, d_model, base=BASE, *, start=0):
     """
     n = check_positive_int(n, "n")
     if isinstance(start, bool) or not isinstance(start, numbers.Integral):
-        raise TypeError(f"start must be a non-negative integer (the first position), got {_describe(start)}")
+        raise TypeError(f"start must be a non-negative integer (the first position), got {describe_value(start)}")
     if start < 0:
         raise ValueError(f"start={start} must be a non-negative integer (the first position)")
     theta = _theta(d_model, base, "d_model")  # [d_model/2]
@@ -138,7 +138,7 @@ def rope_matrix(position, d, base=BASE):
     Then rope(q)[m] . rope(k)[n] = q^T R_m^T R_n k = q^T R_(n-m) k: only the distance n - m is left.
     """
     if isinstance(position, bool) or not isinstance(position, numbers.Real) or not np.isfinite(position):
-        raise TypeError(f"position must be a finite number, got {_describe(position)}")
+        raise TypeError(f"position must be a finite number, got {describe_value(position)}")
     theta = frequencies(d, base)  # [d/2]
     r = np.zeros((d, d))
     for i, angle in enumerate(position * theta):

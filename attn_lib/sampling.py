@@ -40,7 +40,7 @@ import numbers
 
 import numpy as np
 
-from attn_lib._checks import _describe, as_float_array, check_positive_int, check_seed
+from attn_lib._checks import as_float_array, check_positive_int, check_seed, describe_value
 from attn_lib.core import softmax
 
 
@@ -58,7 +58,7 @@ def _check_logits(logits):
 
 def _check_temperature(temperature):
     if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real):
-        raise TypeError(f"temperature must be a positive number, got {_describe(temperature)}")
+        raise TypeError(f"temperature must be a positive number, got {describe_value(temperature)}")
     if not (np.isfinite(temperature) and temperature > 0):
         raise ValueError(
             f"temperature={temperature!r} must be a finite number > 0 (the limit T -> 0 is greedy(logits): use that)"
@@ -68,7 +68,7 @@ def _check_temperature(temperature):
 
 def _check_p(p, name="p"):
     if isinstance(p, bool) or not isinstance(p, numbers.Real):
-        raise TypeError(f"{name} must be a probability in (0, 1], got {_describe(p)}")
+        raise TypeError(f"{name} must be a probability in (0, 1], got {describe_value(p)}")
     if not 0 < p <= 1:
         raise ValueError(
             f"{name}={p!r} must lie in (0, 1]: the share of probability the kept tokens reach (1 keeps all)"
@@ -129,7 +129,7 @@ def sample(logits, rng, temperature=1.0, top_k=None, top_p=None):
     token w is picked with probability P(w), and a token with probability 0 never is.
     """
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator (numpy.random.default_rng(seed)), got {_describe(rng)}")
+        raise TypeError(f"rng must be a numpy Generator (numpy.random.default_rng(seed)), got {describe_value(rng)}")
     probs = sampling_distribution(logits, temperature, top_k, top_p)  # [..., V]
     cumulative = np.cumsum(probs, axis=-1)  # [..., V]
     u = rng.random(probs.shape[:-1])[..., None] * cumulative[..., -1:]  # [..., 1], scaled to the rounded total

@@ -26,13 +26,13 @@ output i depends on inputs i - L (W - 1) .. i: L (W - 1) + 1 positions, at most 
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_positive_int
+from attn_lib._checks import check_positive_int, describe_value
 from attn_lib.core import causal_mask
 
 
 def _check_bool(value, name):
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {_describe(value)}")
+        raise TypeError(f"{name} must be True or False, got {describe_value(value)}")
     return bool(value)
 
 
@@ -65,10 +65,10 @@ def receptive_field_mask(mask, n_layers):
     window) already holds. This describes what attention *can* carry, not what a trained model does.
     """
     if isinstance(mask, (str, bytes)) or mask is None:
-        raise TypeError(f"mask must be a boolean array [n, n], got {_describe(mask)}")
+        raise TypeError(f"mask must be a boolean array [n, n], got {describe_value(mask)}")
     mask = np.asarray(mask)
     if mask.dtype.kind != "b" or mask.ndim != 2 or mask.shape[0] != mask.shape[1]:
-        raise ValueError(f"mask must be a square boolean array [n, n] (True = may attend), got {_describe(mask)}")
+        raise ValueError(f"mask must be a square boolean array [n, n] (True = may attend), got {describe_value(mask)}")
     n_layers = check_positive_int(n_layers, "n_layers")
     step = mask.astype(np.float64)  # 0/1: a product counts the chains, > 0 says whether one exists
     reach = mask.copy()

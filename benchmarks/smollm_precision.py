@@ -59,7 +59,7 @@ np.savez(out, **arrays)
 def float32_throughout(model, ids):
     """The whole forward pass in float32, one BLAS product per matrix (the prototype's arithmetic)."""
     from attn_lib import scaled_dot_product_attention
-    from attn_lib.block import _rms_norm, silu
+    from attn_lib.block import rms_norm_unchecked, silu
     from attn_lib.grouped import repeat_kv
     from attn_lib.multihead import merge_heads, split_heads
     from attn_lib.position import rope
@@ -68,14 +68,14 @@ def float32_throughout(model, ids):
     x, n = p["embedding"][ids], len(ids)
     mask = np.tril(np.ones((n, n), bool))
     for layer in p["layers"]:
-        h = _rms_norm(x, layer["attn_norm"], np.float32(cfg.rms_eps))
+        h = rms_norm_unchecked(x, layer["attn_norm"], np.float32(cfg.rms_eps))
         q = rope(split_heads(h @ layer["w_q"], 9), base=cfg.rope_base)
         k = repeat_kv(rope(split_heads(h @ layer["w_k"], 3), base=cfg.rope_base), 3)
         v = repeat_kv(split_heads(h @ layer["w_v"], 3), 3)
         x = x + merge_heads(scaled_dot_product_attention(q, k, v, mask=mask)[0]) @ layer["w_o"]
-        h = _rms_norm(x, layer["ffn_norm"], np.float32(cfg.rms_eps))
+        h = rms_norm_unchecked(x, layer["ffn_norm"], np.float32(cfg.rms_eps))
         x = x + (silu(h @ layer["w_gate"]) * (h @ layer["w_up"])) @ layer["w_down"]
-    return _rms_norm(x, p["final_norm"], np.float32(cfg.rms_eps)) @ np.asarray(p["embedding"]).T  # dequantized
+    return rms_norm_unchecked(x, p["final_norm"], np.float32(cfg.rms_eps)) @ np.asarray(p["embedding"]).T  # dequantized
 
 
 def timed(fn, reps=9):

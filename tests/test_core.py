@@ -270,9 +270,9 @@ def test_blocked_path_matches_reference(monkeypatch, dtype, mask_kind):
     """Long inputs take a block-by-block path; force it on small inputs and compare with the loops."""
     import attn_lib.core as core
 
-    if not hasattr(core, "_BLOCKED_MIN_SCORES"):
+    if not hasattr(core, "BLOCKED_MIN_SCORES"):
         pytest.skip("attn_lib.core has no blocked path")
-    monkeypatch.setattr(core, "_BLOCKED_MIN_SCORES", 0)
+    monkeypatch.setattr(core, "BLOCKED_MIN_SCORES", 0)
     rng = np.random.default_rng(11)
     q, k, v = random_qkv(rng, (2,), 4, 6, 3, 5, dtype)
     bool_mask = rng.random((4, 6)) < 0.5

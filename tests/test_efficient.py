@@ -113,7 +113,7 @@ def test_tiled_long_sequence_float32():
 @pytest.mark.parametrize("masked", [False, True])
 def test_core_blocked_path_equals_plain_formula(dtype, masked):
     n_q, n_k = 515, 523
-    assert n_q * n_k > core._BLOCKED_MIN_SCORES  # the long-input path is the one under test
+    assert n_q * n_k > core.BLOCKED_MIN_SCORES  # the long-input path is the one under test
     rng = np.random.default_rng(2)
     q = rng.normal(size=(3, n_q, 8)).astype(dtype)
     k = rng.normal(size=(n_k, 8)).astype(dtype)
@@ -134,7 +134,7 @@ def test_core_blocked_path_float_mask_and_fully_masked_row(monkeypatch):
     mask = np.where(rng.random((6, 7)) < 0.7, rng.normal(size=(6, 7)), -np.inf)
     mask[4] = -np.inf
     plain = scaled_dot_product_attention(q, k, v, mask=mask)
-    monkeypatch.setattr(core, "_BLOCKED_MIN_SCORES", 0)  # force the blocked path on a small input
+    monkeypatch.setattr(core, "BLOCKED_MIN_SCORES", 0)  # force the blocked path on a small input
     monkeypatch.setattr(core, "_BLOCK_BYTES", 3 * 7 * 8)  # three rows per block: blocks that don't divide 6
     blocked = scaled_dot_product_attention(q, k, v, mask=mask)
     for a, b in zip(blocked, plain, strict=True):

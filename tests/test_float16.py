@@ -80,7 +80,7 @@ def test_seventy_thousand_keys_in_float16(path):
 @pytest.mark.parametrize("n_q", [1, 4])  # 1 x 70,000 scores take the short path, 4 x 70,000 the blocked one
 def test_seventy_thousand_keys_weights_in_float16(n_q):
     q, k, v = issue_inputs(n_q=n_q, n_k=70_000, d=8, seed=2, q_scale=1e-3)
-    assert (n_q * 70_000 > core._BLOCKED_MIN_SCORES) == (n_q == 4)
+    assert (n_q * 70_000 > core.BLOCKED_MIN_SCORES) == (n_q == 4)
     out, w = scaled_dot_product_attention(q, k, v)
     expected_out, expected_w = float64_attention(q, k, v)
     assert_float16_close(out, expected_out)

@@ -215,7 +215,7 @@ def test_a_block_is_rms_norm_rope_grouped_attention_and_swiglu(smollm):
     layer, cfg = smollm.params["layers"][4], smollm.config
     x = smollm.params["embedding"][smollm.encode(PROMPTS[1])].astype(np.float64) * 30  # [n, d]
     n = len(x)
-    got, weights = lm.decoder_block(x, layer, cfg, np.arange(n), None)
+    got, weights = lm.decoder_block(x, 4, layer, cfg, np.arange(n), None)
     h = rms_norm(x, layer["attn_norm"], cfg.rms_eps)
     q = rope((h @ layer["w_q"]).reshape(n, 9, 64).swapaxes(0, 1), base=cfg.rope_base)
     k = rope((h @ layer["w_k"]).reshape(n, 3, 64).swapaxes(0, 1), base=cfg.rope_base)
@@ -229,7 +229,7 @@ def test_a_block_is_rms_norm_rope_grouped_attention_and_swiglu(smollm):
 
 def test_the_models_own_attention_path_is_the_checked_one_bit_for_bit(smollm):
     """Without a seam, attention_block skips grouped_attention's checks (rope's tables once per forward pass,
-    grouped._grouped_unchecked): the same logits as through grouped_attention itself, prompt and cached steps."""
+    grouped.grouped_unchecked): the same logits as through grouped_attention itself, prompt and cached steps."""
     ids = smollm.encode(PROMPTS[1])
 
     def checked(q, k, v, mask=None):

@@ -134,7 +134,7 @@ def _public_codes():
         "rope": (position.rope,),
         "rope_matrix": (position.rope_matrix,),
         "layer_norm": (block.layer_norm, block._layer_norm),
-        "rms_norm": (block.rms_norm, block._rms_norm),
+        "rms_norm": (block.rms_norm, block.rms_norm_unchecked),
         "swiglu": (block.swiglu, block._swiglu),
         "window_counts": (counting_reference.window_counts,),
         "cross_attention": (multihead.cross_attention,),

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_positive_int
+from attn_lib._checks import check_positive_int, describe_value
 
 #: Sixteen-plus cities, each with a famous local dish (one token each).
 CITY_DISHES = (
@@ -218,12 +218,12 @@ def make_corpus(validation_partners=2, test_partners=2, seed=0, city_dishes=CITY
     """
     if not isinstance(city_dishes, (tuple, list)) or len(city_dishes) < 5:
         raise ValueError(
-            f"city_dishes must be a sequence of at least 5 (city, dish) pairs, got {_describe(city_dishes)}"
+            f"city_dishes must be a sequence of at least 5 (city, dish) pairs, got {describe_value(city_dishes)}"
         )
     if len({c for c, _ in city_dishes} | {d for _, d in city_dishes}) != 2 * len(city_dishes):
         raise ValueError("city_dishes must have distinct cities and dishes (each names one token)")
     if isinstance(templates, str) or not templates:
-        raise TypeError(f"templates must be a non-empty sequence of template strings, got {_describe(templates)}")
+        raise TypeError(f"templates must be a non-empty sequence of template strings, got {describe_value(templates)}")
     for template in templates:
         words = template.split()
         if words.count("{T}") != 1 or words.count("{Y}") != 1:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_heads_divide, check_positive_int
+from attn_lib._checks import check_heads_divide, check_positive_int, describe_value
 from attn_lib.block import layer_norm
 from attn_lib.core import causal_mask, scaled_dot_product_attention
 from attn_lib.dropout import dropout
@@ -70,7 +70,7 @@ class Seq2SeqConfig:
 
 def check_config(config):
     if not isinstance(config, Seq2SeqConfig):
-        raise TypeError(f"config must be a Seq2SeqConfig, got {_describe(config)}")
+        raise TypeError(f"config must be a Seq2SeqConfig, got {describe_value(config)}")
 
 
 def init_params(config, seed=0, dtype=np.float64):
@@ -154,7 +154,7 @@ def check_ids(ids, vocab_size, name):
     """ids as a 2-D int array [B, n] of a vocabulary of `vocab_size`, else an error naming `name`."""
     ids = np.asarray(ids)
     if ids.ndim != 2 or ids.dtype.kind not in "iu" or ids.shape[1] == 0:
-        raise ValueError(f"{name} must be a 2-D integer array [B, n] with n >= 1, got {_describe(ids)}")
+        raise ValueError(f"{name} must be a 2-D integer array [B, n] with n >= 1, got {describe_value(ids)}")
     if ids.min() < 0 or ids.max() >= vocab_size:
         raise ValueError(f"{name} ids must lie in 0..{vocab_size - 1}, got {ids.min()}..{ids.max()}")
     if (ids[:, 0] == 0).any():

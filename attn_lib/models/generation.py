@@ -29,7 +29,7 @@ Writing g tokens after a prompt of p tokens:
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_positive_int
+from attn_lib._checks import check_positive_int, describe_value
 from attn_lib.models.lm_corpus import BOS, EOS, PAD, LMCorpus
 from attn_lib.models.tiny_lm import attention_weights, decode_step, forward, new_caches, unembed
 from attn_lib.sampling import greedy
@@ -63,7 +63,7 @@ def generate(params, config, prompt, pick=greedy, max_new=None, stop=None, use_c
     if not ids:
         raise ValueError("prompt is empty: start with at least the begin marker <bos>")
     if not callable(pick):
-        raise TypeError(f"pick must be a function logits [V] -> token id, got {_describe(pick)}")
+        raise TypeError(f"pick must be a function logits [V] -> token id, got {describe_value(pick)}")
     max_new = config.max_len if max_new is None else check_positive_int(max_new, "max_new")
     step = cached_step(params, config) if use_cache else None
     steps = []
@@ -105,7 +105,7 @@ def prompt_ids(corpus, prompt):
     """words (a string with spaces, or a list) -> ids [p] of <bos> and the words."""
     if not isinstance(corpus, LMCorpus):
         raise TypeError(
-            f"corpus must be an LMCorpus (attn_lib.models.lm_corpus.make_lm_corpus()), got {_describe(corpus)}"
+            f"corpus must be an LMCorpus (attn_lib.models.lm_corpus.make_lm_corpus()), got {describe_value(corpus)}"
         )
     words = prompt.split() if isinstance(prompt, str) else list(prompt)
     return corpus.encode([BOS, *words])

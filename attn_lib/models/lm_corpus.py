@@ -27,7 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_positive_int, check_seed
+from attn_lib._checks import check_positive_int, check_seed, describe_value
 from attn_lib.examples import TINY_CORPUS
 from attn_lib.models.corpus import CITY_DISHES
 from attn_lib.models.corpus import TEMPLATES as CITY_TEMPLATES
@@ -274,7 +274,7 @@ def make_lm_corpus(seed=0, per_template=40, weather_copies=(8, 1, 1)):
     ):
         raise ValueError(
             "weather_copies must be three non-negative integers (train, validation, test),"
-            f" got {_describe(weather_copies)}"
+            f" got {describe_value(weather_copies)}"
         )
     sentences = collect_sentences(seed, per_template, tuple(weather_copies))
     vocab = build_vocab(sentences)

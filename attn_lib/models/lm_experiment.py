@@ -15,7 +15,7 @@ from importlib import resources
 
 import numpy as np
 
-from attn_lib._checks import _describe
+from attn_lib._checks import describe_value
 from attn_lib.models.generation import next_token_logits
 from attn_lib.models.lm_corpus import BOS, PAD, LMCorpus
 from attn_lib.models.lm_training import LMTrainResult, blank_accuracy, split_loss
@@ -50,9 +50,9 @@ def measure(corpus, result):
     loss] at every evaluation).
     """
     if not isinstance(corpus, LMCorpus):
-        raise TypeError(f"corpus must be an LMCorpus, got {_describe(corpus)}")
+        raise TypeError(f"corpus must be an LMCorpus, got {describe_value(corpus)}")
     if not isinstance(result, LMTrainResult):
-        raise TypeError(f"result must be the LMTrainResult returned by train(), got {_describe(result)}")
+        raise TypeError(f"result must be the LMTrainResult returned by train(), got {describe_value(result)}")
     params, config = result.params, result.config
     row = {"seed": result.settings.get("seed"), "steps": int(result.steps), "best_step": int(result.best_step)}
     row["validation_loss"] = min(h["validation_loss"] for h in result.history)

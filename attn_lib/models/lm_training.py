@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_positive_int
+from attn_lib._checks import check_positive_int, describe_value
 from attn_lib.models.lm_corpus import LMCorpus, LMSplit
 from attn_lib.models.tiny_lm import (
     LMConfig,
@@ -60,13 +60,13 @@ class LMTrainResult:
 def _check_corpus(corpus):
     if not isinstance(corpus, LMCorpus):
         raise TypeError(
-            f"corpus must be an LMCorpus from attn_lib.models.lm_corpus.make_lm_corpus(), got {_describe(corpus)}"
+            f"corpus must be an LMCorpus from attn_lib.models.lm_corpus.make_lm_corpus(), got {describe_value(corpus)}"
         )
 
 
 def _check_split(split):
     if not isinstance(split, LMSplit):
-        raise TypeError(f"split must be an LMSplit (corpus.train, .validation or .test), got {_describe(split)}")
+        raise TypeError(f"split must be an LMSplit (corpus.train, .validation or .test), got {describe_value(split)}")
 
 
 def trim(tokens):

@@ -20,7 +20,7 @@ import numbers
 
 import numpy as np
 
-from attn_lib._checks import _describe
+from attn_lib._checks import describe_value
 
 
 def _tokens(value, name):
@@ -31,13 +31,13 @@ def _tokens(value, name):
         return tuple(value)
     raise TypeError(
         f"{name} must be a string of space-separated tokens or a list/tuple of non-empty token strings,"
-        f" got {_describe(value)}"
+        f" got {describe_value(value)}"
     )
 
 
 def _check_order(order):
     if isinstance(order, bool) or not isinstance(order, numbers.Integral):
-        raise TypeError(f"order must be a positive integer (2 = bigram, 3 = trigram), got {_describe(order)}")
+        raise TypeError(f"order must be a positive integer (2 = bigram, 3 = trigram), got {describe_value(order)}")
     if order < 1:
         raise ValueError(f"order={order} must be at least 1 (1 = unigram, 2 = bigram, 3 = trigram)")
     return int(order)
@@ -46,13 +46,13 @@ def _check_order(order):
 def _check_corpus(corpus):
     """The corpus as a list of (tokens, count) pairs, with a clear error for any malformed entry."""
     if isinstance(corpus, (str, bytes)) or not isinstance(corpus, (list, tuple)):
-        raise TypeError(f"corpus must be a list/tuple of (sentence, count) pairs, got {_describe(corpus)}")
+        raise TypeError(f"corpus must be a list/tuple of (sentence, count) pairs, got {describe_value(corpus)}")
     if not corpus:
         raise ValueError("corpus is empty: there is nothing to count")
     pairs = []
     for i, entry in enumerate(corpus):
         if not isinstance(entry, (list, tuple)) or len(entry) != 2:
-            raise TypeError(f"corpus[{i}] must be a (sentence, count) pair, got {_describe(entry)}")
+            raise TypeError(f"corpus[{i}] must be a (sentence, count) pair, got {describe_value(entry)}")
         sentence, count = entry
         if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
             raise ValueError(f"corpus[{i}] has count {count!r}; a count must be a positive integer")
@@ -139,7 +139,7 @@ def _scored(sentences, vocabulary):
     pairs = _check_corpus(sentences)
     if isinstance(vocabulary, str) or not hasattr(vocabulary, "__iter__"):
         raise TypeError(
-            f"vocabulary must be a collection of the tokens that can come next, got {_describe(vocabulary)}"
+            f"vocabulary must be a collection of the tokens that can come next, got {describe_value(vocabulary)}"
         )
     vocabulary = set(vocabulary)
     unknown = sorted({tok for tokens, _ in pairs for tok in tokens} - vocabulary)
@@ -211,7 +211,9 @@ def perplexity(log_probs):
     """log P [N] of N tokens -> exp(-mean log P): the number of equally likely tokens the model is as unsure as."""
     log_probs = np.asarray(log_probs, dtype=np.float64)
     if log_probs.ndim != 1 or not len(log_probs):
-        raise ValueError(f"log_probs must be a non-empty 1-D array of log-probabilities, got {_describe(log_probs)}")
+        raise ValueError(
+            f"log_probs must be a non-empty 1-D array of log-probabilities, got {describe_value(log_probs)}"
+        )
     return float(np.exp(-log_probs.mean()))
 
 

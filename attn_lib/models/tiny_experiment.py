@@ -15,7 +15,7 @@ from importlib import resources
 
 import numpy as np
 
-from attn_lib._checks import _describe
+from attn_lib._checks import describe_value
 from attn_lib.models.tiny_model import attention_mask
 from attn_lib.models.tiny_training import (
     ROLES,
@@ -68,7 +68,7 @@ def measure(corpus, result):
     """
     _check_corpus(corpus)
     if not isinstance(result, TrainResult):
-        raise TypeError(f"result must be the TrainResult returned by train(), got {_describe(result)}")
+        raise TypeError(f"result must be the TrainResult returned by train(), got {describe_value(result)}")
     params, config, test = result.params, result.config, corpus.test
     dishes = [corpus.vocab.index(dish) for _, dish in corpus.city_dishes]
     last = result.history[-1]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_heads_divide, check_positive_int
+from attn_lib._checks import check_heads_divide, check_positive_int, describe_value
 from attn_lib.block import _layer_norm, gelu, layer_norm
 from attn_lib.core import causal_mask
 from attn_lib.efficient import KVCache
@@ -60,7 +60,7 @@ class LMConfig:
 
 def _check_config(config):
     if not isinstance(config, LMConfig):
-        raise TypeError(f"config must be an LMConfig, got {_describe(config)}")
+        raise TypeError(f"config must be an LMConfig, got {describe_value(config)}")
 
 
 def init_params(config, seed=0, dtype=np.float32):
@@ -104,7 +104,7 @@ def check_tokens(config, tokens):
     """`tokens` as an int array [B, n] of ids of the vocabulary with n <= max_len, else a clear error."""
     tokens = np.asarray(tokens)
     if tokens.ndim != 2 or tokens.dtype.kind not in "iu" or tokens.shape[1] == 0:
-        raise ValueError(f"tokens must be a 2-D integer array [B, n] with n >= 1, got {_describe(tokens)}")
+        raise ValueError(f"tokens must be a 2-D integer array [B, n] with n >= 1, got {describe_value(tokens)}")
     if tokens.min() < 0 or tokens.max() >= config.vocab_size:
         raise ValueError(
             f"token ids must lie in 0..{config.vocab_size - 1} (vocab_size), got {tokens.min()}..{tokens.max()}"
@@ -269,9 +269,9 @@ def decode_step(params, config, caches, ids, start):
     """
     ids = np.asarray(ids)
     if ids.ndim != 1 or ids.dtype.kind not in "iu" or not len(ids):
-        raise ValueError(f"ids must be a non-empty 1-D integer array [m], got {_describe(ids)}")
+        raise ValueError(f"ids must be a non-empty 1-D integer array [m], got {describe_value(ids)}")
     if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or start < 0:
-        raise TypeError(f"start must be a non-negative integer (the position of ids[0]), got {_describe(start)}")
+        raise TypeError(f"start must be a non-negative integer (the position of ids[0]), got {describe_value(start)}")
     if start + len(ids) > config.max_len:
         raise ValueError(
             f"positions {start}..{start + len(ids) - 1} do not exist: the model has max_len={config.max_len} positions"

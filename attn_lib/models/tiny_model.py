@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_heads_divide, check_positive_int
+from attn_lib._checks import check_heads_divide, check_positive_int, describe_value
 from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
 from attn_lib.multihead import merge_heads, split_heads
 
@@ -44,7 +44,7 @@ class TinyConfig:
 def init_params(config, seed=0, dtype=np.float64):
     """TinyConfig -> {name: array}: embeddings N(0, 1), projections N(0, 1/d), read-out N(0, 1/d)."""
     if not isinstance(config, TinyConfig):
-        raise TypeError(f"config must be a TinyConfig, got {_describe(config)}")
+        raise TypeError(f"config must be a TinyConfig, got {describe_value(config)}")
     rng = np.random.default_rng(seed)
     d, V = config.d_model, config.vocab_size
     params = {
@@ -81,11 +81,11 @@ def attention_mask(n, blocked=None, scope="all"):
 def _check_positions(positions, n, name, size=None):
     """`positions` as an int array [B] of indices into n positions, else a ValueError naming `name`."""
     if isinstance(positions, str):
-        raise TypeError(f"{name} must be an integer array of positions, got {_describe(positions)}")
+        raise TypeError(f"{name} must be an integer array of positions, got {describe_value(positions)}")
     positions = np.asarray(positions)
     if positions.ndim != 1 or positions.dtype.kind not in "iu" or (size is not None and len(positions) != size):
         expected = f"[B] = ({size},)" if size is not None else "[B]"
-        raise ValueError(f"{name} must be a 1-D integer array {expected} of positions, got {_describe(positions)}")
+        raise ValueError(f"{name} must be a 1-D integer array {expected} of positions, got {describe_value(positions)}")
     if positions.size and (positions.min() < 0 or positions.max() >= n):
         raise ValueError(f"{name} positions must lie in 0..{n - 1}, got {positions.min()}..{positions.max()}")
     return positions
@@ -182,7 +182,7 @@ def check_batch(config, tokens, blank):
     """Validate token ids [B, n] and blank positions [B] against the config; return them as int arrays."""
     tokens, blank = np.asarray(tokens), np.asarray(blank)
     if tokens.ndim != 2 or tokens.dtype.kind not in "iu":
-        raise ValueError(f"tokens must be a 2-D integer array [B, n], got {_describe(tokens)}")
+        raise ValueError(f"tokens must be a 2-D integer array [B, n], got {describe_value(tokens)}")
     if tokens.size and (tokens.min() < 0 or tokens.max() >= config.vocab_size):
         raise ValueError(
             f"token ids must lie in 0..{config.vocab_size - 1} (vocab_size), got {tokens.min()}..{tokens.max()}"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_positive_int
+from attn_lib._checks import check_positive_int, describe_value
 from attn_lib.models.corpus import Corpus, Split
 from attn_lib.models.tiny_model import TinyConfig, attention_mask, forward, gradients, init_params
 
@@ -66,13 +66,15 @@ class TrainResult:
 
 def _check_corpus(corpus):
     if not isinstance(corpus, Corpus):
-        raise TypeError(f"corpus must be a Corpus from attn_lib.models.corpus.make_corpus(), got {_describe(corpus)}")
+        raise TypeError(
+            f"corpus must be a Corpus from attn_lib.models.corpus.make_corpus(), got {describe_value(corpus)}"
+        )
 
 
 def check_number(value, name, low, high, low_ok=False, high_ok=False):
     """`value` as a float if it lies between low and high (ends included where *_ok), else an error."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {_describe(value)}")
+        raise TypeError(f"{name} must be a number, got {describe_value(value)}")
     above = value >= low if low_ok else value > low
     below = value <= high if high_ok else value < high
     if not (above and below):
@@ -116,7 +118,7 @@ def train(
     target_accuracy = check_number(target_accuracy, "target_accuracy", 0.0, 1.0, high_ok=True)
     if progress is not None and not callable(progress):
         raise TypeError(
-            f"progress must be a function (called with one dict per step) or None, got {_describe(progress)}"
+            f"progress must be a function (called with one dict per step) or None, got {describe_value(progress)}"
         )
     config = TinyConfig(len(corpus.vocab), corpus.max_len, d_model, n_heads, n_layers)
     params = init_params(config, seed=seed, dtype=dtype)
@@ -154,7 +156,9 @@ def train(
 
 def _check_split(split):
     if not isinstance(split, Split):
-        raise TypeError(f"split must be a corpus Split (corpus.train, .validation or .test), got {_describe(split)}")
+        raise TypeError(
+            f"split must be a corpus Split (corpus.train, .validation or .test), got {describe_value(split)}"
+        )
 
 
 def _role_positions(split, role):
@@ -197,7 +201,7 @@ def ablation_accuracy(params, config, split, role="today", scope="all"):
 def attention_during_training(result, split):
     """-> steps [C], today [C, L, h], yesterday [C, L, h]: `role_attention` at every checkpoint of `result`."""
     if not isinstance(result, TrainResult):
-        raise TypeError(f"result must be the TrainResult returned by train(), got {_describe(result)}")
+        raise TypeError(f"result must be the TrainResult returned by train(), got {describe_value(result)}")
     _check_split(split)
     steps = np.array([step for step, _ in result.checkpoints])  # [C]
     weights = [blank_attention(p, result.config, split) for _, p in result.checkpoints]  # one forward pass each

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_positive_int, check_seed
+from attn_lib._checks import check_positive_int, check_seed, describe_value
 
 PAD, BOS, EOS = "<pad>", "<bos>", "<eos>"
 
@@ -207,7 +207,9 @@ def make_parallel_corpus(seed=0, held_out=(8, 5, 5)):
     """
     seed = check_seed(seed)
     if not (isinstance(held_out, tuple) and len(held_out) == 3):
-        raise TypeError(f"held_out must be a tuple of three counts (eat, weather, animal), got {_describe(held_out)}")
+        raise TypeError(
+            f"held_out must be a tuple of three counts (eat, weather, animal), got {describe_value(held_out)}"
+        )
     pairs = all_pairs()
     rng = np.random.default_rng(seed)
     chosen = {"validation": {}, "test": {}}

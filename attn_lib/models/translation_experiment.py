@@ -17,7 +17,7 @@ from importlib import resources
 
 import numpy as np
 
-from attn_lib._checks import _describe
+from attn_lib._checks import describe_value
 from attn_lib.models.encoder_decoder import Seq2SeqConfig, mean_loss
 from attn_lib.models.translation_corpus import ARTICLE_SENTENCES, ParallelCorpus
 from attn_lib.models.translation_decoding import (
@@ -38,9 +38,9 @@ LOSS_TOLERANCE, SHARE_TOLERANCE = 1e-4, 0.01
 def measure(corpus, result):
     """A trained model (the TranslationTrainResult of `train(corpus, ...)`) -> its row: plain numbers and lists."""
     if not isinstance(corpus, ParallelCorpus):
-        raise TypeError(f"corpus must be a ParallelCorpus, got {_describe(corpus)}")
+        raise TypeError(f"corpus must be a ParallelCorpus, got {describe_value(corpus)}")
     if not isinstance(result, TranslationTrainResult):
-        raise TypeError(f"result must be the TranslationTrainResult returned by train(), got {_describe(result)}")
+        raise TypeError(f"result must be the TranslationTrainResult returned by train(), got {describe_value(result)}")
     row = {"seed": result.settings.get("seed"), "drop": result.settings.get("drop"), "steps": int(result.steps)}
     row["best_step"] = int(result.best_step)
     kept = next(h for h in result.history if h["step"] == result.best_step)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attn_lib._checks import _describe, check_positive_int
+from attn_lib._checks import check_positive_int, describe_value
 from attn_lib.dropout import check_rate
 from attn_lib.models.encoder_decoder import Seq2SeqConfig, init_params, loss_and_gradients, mean_loss
 from attn_lib.models.lm_training import learning_rate
@@ -90,10 +90,10 @@ def train(corpus, seed=0, dtype=np.float64, progress=None, **settings):
     """
     start, cpu_start = time.perf_counter(), time.process_time()
     if not isinstance(corpus, ParallelCorpus):
-        raise TypeError(f"corpus must be a ParallelCorpus from make_parallel_corpus(), got {_describe(corpus)}")
+        raise TypeError(f"corpus must be a ParallelCorpus from make_parallel_corpus(), got {describe_value(corpus)}")
     if progress is not None and not callable(progress):
         raise TypeError(
-            f"progress must be a function (called with one dict per step) or None, got {_describe(progress)}"
+            f"progress must be a function (called with one dict per step) or None, got {describe_value(progress)}"
         )
     s = _check_settings(settings)
     sizes = ("d_model", "n_heads", "encoder_layers", "decoder_layers", "d_ff")

@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from attn_lib._checks import _describe, as_float_array, check_positive_int
+from attn_lib._checks import as_float_array, check_positive_int, describe_value
 from attn_lib.i18n import t
 from attn_lib.pictures.fast_figures import DPI, _png, draw_titles
 from attn_lib.pictures.heatmaps import use_cjk_font
@@ -27,7 +27,7 @@ OTHERS_COLOR, OUTLINE_COLOR = "#bdbdbd", "#525252"
 def _distribution(tokens, probs, name):
     """(tokens [K], probs [K]) checked: as many of each, probabilities >= 0 that sum to 1."""
     if isinstance(tokens, str) or not hasattr(tokens, "__len__"):
-        raise TypeError(f"{name} tokens must be a sequence of token strings, got {_describe(tokens)}")
+        raise TypeError(f"{name} tokens must be a sequence of token strings, got {describe_value(tokens)}")
     probs = as_float_array(probs, f"{name} probabilities", min_ndim=1)
     if probs.ndim != 1 or len(probs) != len(tokens):
         raise ValueError(f"{name}: {len(tokens)} tokens but probabilities of shape {probs.shape}")
@@ -70,7 +70,9 @@ def plot_next_token(panels, *, top=5, title=None, lang=None):
     """
     use_cjk_font()
     if isinstance(panels, (str, dict)) or not hasattr(panels, "__len__") or not len(panels):
-        raise TypeError(f"panels must be a non-empty list of (title, tokens, probabilities), got {_describe(panels)}")
+        raise TypeError(
+            f"panels must be a non-empty list of (title, tokens, probabilities), got {describe_value(panels)}"
+        )
     top = check_positive_int(top, "top")
     fig = Figure(figsize=(0.4 + 3.3 * len(panels), 3.2), layout="constrained")
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
@@ -142,7 +144,7 @@ def plot_lm_training(runs, *, lang=None):
     """
     use_cjk_font()
     if isinstance(runs, (str, dict)) or not hasattr(runs, "__len__") or not len(runs) or "history" not in runs[0]:
-        raise TypeError(f"runs must be a non-empty list of rows with a 'history', got {_describe(runs)}")
+        raise TypeError(f"runs must be a non-empty list of rows with a 'history', got {describe_value(runs)}")
     fig = Figure(figsize=(7.0, 3.2), layout="constrained")
     ax = fig.subplots()
     for i, row in enumerate(runs):

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.transforms import Bbox
 
-from attn_lib._checks import _describe, as_float_array, check_positive_int
+from attn_lib._checks import as_float_array, check_positive_int, describe_value
 from attn_lib.i18n import t
 
 #: Installed fonts that cover simplified Chinese, best first (Linux, macOS, Windows).
@@ -64,7 +64,7 @@ def use_cjk_font():
 def check_labels(tokens, n, name, dim):
     """`tokens` as a list of n strings (read once, so a generator works), else a clear error."""
     if tokens is None or isinstance(tokens, str) and len(tokens) != n or not hasattr(tokens, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of {n} token strings, got {_describe(tokens)}")
+        raise TypeError(f"{name} must be a sequence of {n} token strings, got {describe_value(tokens)}")
     tokens = [str(tok) for tok in tokens]
     if len(tokens) != n:
         raise ValueError(f"{name} has {len(tokens)} tokens but the weights have {n} {dim}")
@@ -107,10 +107,10 @@ def format_weight(value):
 def _check_mask(mask, shape, weights):
     """`mask` (bool, True = may attend) broadcast to the weights' shape; weights must be 0 where it is False."""
     if isinstance(mask, (str, bytes)) or not hasattr(mask, "__len__"):
-        raise TypeError(f"mask must be a boolean array (True = may attend), got {_describe(mask)}")
+        raise TypeError(f"mask must be a boolean array (True = may attend), got {describe_value(mask)}")
     mask = np.asarray(mask)
     if mask.dtype.kind != "b":
-        raise TypeError(f"mask must be a boolean array (True = may attend), got {_describe(mask)}")
+        raise TypeError(f"mask must be a boolean array (True = may attend), got {describe_value(mask)}")
     try:
         mask = np.broadcast_to(mask, shape)
     except ValueError:
@@ -231,7 +231,7 @@ def _check_annotate(annotate, n_q, n_k, default):
     if annotate is None:
         return default
     if not isinstance(annotate, (bool, np.bool_)):
-        raise TypeError(f"annotate must be True, False or None (automatic), got {_describe(annotate)}")
+        raise TypeError(f"annotate must be True, False or None (automatic), got {describe_value(annotate)}")
     if annotate and max(n_q, n_k) > ANNOTATE_MAX:
         raise ValueError(
             f"annotate=True writes a number in every cell, at most {ANNOTATE_MAX} x {ANNOTATE_MAX}; these weights"
@@ -343,7 +343,7 @@ def plot_attention_side_by_side(
     if isinstance(weights, np.ndarray) and weights.ndim == 3:
         weights = list(weights)
     if isinstance(weights, (str, bytes)) or not isinstance(weights, (list, tuple)) or not weights:
-        raise TypeError(f"weights must be a non-empty list of [n_q, n_k] matrices, got {_describe(weights)}")
+        raise TypeError(f"weights must be a non-empty list of [n_q, n_k] matrices, got {describe_value(weights)}")
     matrices = [_check_weights(w, 2, 2) for w in weights]
     if len({m.shape for m in matrices}) != 1:
         raise ValueError(f"weights must all have the same shape, got shapes {[m.shape for m in matrices]}")

@@ -14,7 +14,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Rectangle
 
-from attn_lib._checks import _describe
+from attn_lib._checks import describe_value
 from attn_lib.pictures.heatmaps import use_cjk_font
 
 #: Fill and edge colour for each role, the same in every diagram.
@@ -195,7 +195,7 @@ def shape(*dims):
 def check_tokens(tokens, name="tokens"):
     """`tokens` as a list of at least one string, else a TypeError naming `name`."""
     if isinstance(tokens, str) or not hasattr(tokens, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of token strings, got {_describe(tokens)}")
+        raise TypeError(f"{name} must be a sequence of token strings, got {describe_value(tokens)}")
     tokens = list(tokens)
     if not tokens or not all(isinstance(token, str) for token in tokens):
         raise TypeError(f"{name} must be a non-empty sequence of strings, got {tokens!r}"[:160])

@@ -13,7 +13,7 @@ from attn_lib.i18n. Layers and heads are shown counted from 1, as in notebook 10
 import numpy as np
 from matplotlib.figure import Figure
 
-from attn_lib._checks import _describe, as_float_array, check_positive_int
+from attn_lib._checks import as_float_array, check_positive_int, describe_value
 from attn_lib.i18n import t
 from attn_lib.pictures.generation_plots import plot_next_token
 from attn_lib.pictures.heatmaps import draw_attention, use_cjk_font
@@ -29,7 +29,7 @@ def token_label(text):
 def plot_top_next_tokens(model, panels, *, top=10, title=None, lang=None):
     """model, [(panel title, probabilities [V])] -> a Figure: each panel's `top` next tokens and the rest in grey."""
     if isinstance(panels, (str, dict)) or not hasattr(panels, "__len__") or not len(panels):
-        raise TypeError(f"panels must be a non-empty list of (title, probabilities), got {_describe(panels)}")
+        raise TypeError(f"panels must be a non-empty list of (title, probabilities), got {describe_value(panels)}")
     top = check_positive_int(top, "top")
     shown = []
     for name, probs in panels:

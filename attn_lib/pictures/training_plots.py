@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from attn_lib._checks import _describe, as_float_array
+from attn_lib._checks import as_float_array, describe_value
 from attn_lib.i18n import t
 from attn_lib.pictures.heatmaps import use_cjk_font
 
@@ -29,7 +29,7 @@ def plot_blank_attention(weights, tokens, today=None, yesterday=None, *, title=N
         raise ValueError(f"weights must be [L, h, n] (layers, heads, positions), got shape {weights.shape}")
     n_layers, n_heads, n = weights.shape
     if tokens is None or isinstance(tokens, str) or not hasattr(tokens, "__len__"):
-        raise TypeError(f"tokens must be a sequence of {n} token strings, got {_describe(tokens)}")
+        raise TypeError(f"tokens must be a sequence of {n} token strings, got {describe_value(tokens)}")
     tokens = [str(tok) for tok in tokens]
     if len(tokens) != n:
         raise ValueError(f"tokens has {len(tokens)} entries but weights has n={n} positions")
@@ -179,7 +179,7 @@ def plot_progress(steps, loss, eval_steps, validation_accuracy, max_steps, targe
 def _rows(runs, name="runs"):
     if isinstance(runs, (str, dict)) or not hasattr(runs, "__len__") or not len(runs):
         raise TypeError(
-            f"{name} must be a non-empty list of rows from attn_lib.models.tiny_experiment, got {_describe(runs)}"
+            f"{name} must be a non-empty list of rows from attn_lib.models.tiny_experiment, got {describe_value(runs)}"
         )
     missing = [key for key in ("seed", "test_accuracy", "today_weight", "history") if key not in runs[0]]
     if missing:

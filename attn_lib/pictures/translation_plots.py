@@ -14,7 +14,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
-from attn_lib._checks import _describe, as_float_array, check_positive_int
+from attn_lib._checks import as_float_array, check_positive_int, describe_value
 from attn_lib.i18n import display_width, t
 from attn_lib.pictures.heatmaps import (
     MASK_FACE,
@@ -135,7 +135,7 @@ def draw_translation_masks(source_batch=MASK_BATCH, target=MASK_TARGET, lang=Non
     ① the encoder's padding mask [S, S] (the <pad> keys hidden from every row), ② the decoder's causal mask
     [T, T] over <bos> and the target, ③ cross-attention's padding mask [T, S] (<pad> keys hidden, no triangle)."""
     if isinstance(source_batch, str) or not hasattr(source_batch, "__iter__"):
-        raise TypeError(f"source_batch must be a sequence of token sequences, got {_describe(source_batch)}")
+        raise TypeError(f"source_batch must be a sequence of token sequences, got {describe_value(source_batch)}")
     batch = [check_tokens(s, "source_batch entry") for s in source_batch]
     if not batch:
         raise ValueError("source_batch must hold at least one sentence")
@@ -200,11 +200,11 @@ def _draw_mask(ax, allowed, rows, cols, title, lang):
 
 def _check_align(align, n_q, n_k):
     if isinstance(align, str) or not hasattr(align, "__len__"):
-        raise TypeError(f"align must be a sequence of source positions (-1: none), got {_describe(align)}")
+        raise TypeError(f"align must be a sequence of source positions (-1: none), got {describe_value(align)}")
     align = np.asarray(align)
     if align.shape != (n_q,) or align.dtype.kind not in "iu":
         raise ValueError(
-            f"align must be {n_q} integer source positions, one per row of weights, got {_describe(align)}"
+            f"align must be {n_q} integer source positions, one per row of weights, got {describe_value(align)}"
         )
     if ((align < -1) | (align >= n_k)).any():
         raise ValueError(f"align's positions must lie in -1..{n_k - 1} (-1: no counterpart), got {align.tolist()}")
@@ -291,14 +291,18 @@ def plot_alignment_by_head(accuracy, baselines, *, averaged=None, lang=None):
     translation_decoding.baseline_alignments) as labelled lines."""
     accuracy = as_float_array(accuracy, "accuracy", min_ndim=2)
     if accuracy.ndim != 2 or ((accuracy < 0) | (accuracy > 1)).any():
-        raise ValueError(f"accuracy must be a [layers, heads] array of shares in [0, 1], got {_describe(accuracy)}")
+        raise ValueError(
+            f"accuracy must be a [layers, heads] array of shares in [0, 1], got {describe_value(accuracy)}"
+        )
     n_layers, n_heads = accuracy.shape
     if averaged is not None:
         averaged = as_float_array(averaged, "averaged", min_ndim=1)
         if averaged.shape != (n_layers,) or ((averaged < 0) | (averaged > 1)).any():
-            raise ValueError(f"averaged must be {n_layers} shares in [0, 1], one per layer, got {_describe(averaged)}")
+            raise ValueError(
+                f"averaged must be {n_layers} shares in [0, 1], one per layer, got {describe_value(averaged)}"
+            )
     if not isinstance(baselines, dict) or not {"diagonal", "uniform"} <= set(baselines):
-        raise TypeError(f"baselines must be a dict with 'diagonal' and 'uniform', got {_describe(baselines)}")
+        raise TypeError(f"baselines must be a dict with 'diagonal' and 'uniform', got {describe_value(baselines)}")
     use_cjk_font()
     per_layer = n_heads + (averaged is not None)
     fig = Figure(figsize=(min(10.0, 3.6 + 0.5 * n_layers * (per_layer + 1)), 3.8), layout="constrained")
@@ -341,7 +345,7 @@ def plot_dropout_seeds(runs, *, lang=None):
     sentences translated exactly, and the test alignment accuracy of the head (or layer average) chosen on
     validation (the table's shown_head_test_alignment, so no head is picked on the test sentences)."""
     if isinstance(runs, (str, dict)) or not hasattr(runs, "__iter__"):
-        raise TypeError(f"runs must be the table's list of runs, got {_describe(runs)}")
+        raise TypeError(f"runs must be the table's list of runs, got {describe_value(runs)}")
     runs = list(runs)
     needed = {"seed", "drop", "test_loss", "test_exact", "shown_head_test_alignment"}
     if not runs or not all(isinstance(r, dict) and needed <= set(r) for r in runs):

@@ -34,8 +34,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attn_lib import examples
-from attn_lib._checks import _describe as _describe  # re-exported: attn_lib.widgets.training uses it
 from attn_lib._checks import check_positive_int, check_seed, divisors
+from attn_lib._checks import describe_value as describe_value  # re-exported: attn_lib.widgets.training uses it
 from attn_lib.core import causal_mask, scaled_dot_product_attention, softmax
 from attn_lib.i18n import t
 from attn_lib.multihead import count_parameters, init_multi_head_weights, split_heads

@@ -12,7 +12,7 @@ import base64
 import io
 import time
 
-from attn_lib._checks import _describe
+from attn_lib._checks import describe_value
 from attn_lib.i18n import check_language, get_language, t
 from attn_lib.pictures.training_plots import plot_progress
 
@@ -22,7 +22,7 @@ class TrainingProgress:
 
     def __init__(self, target_accuracy=0.99, interval=1.0, lang=None):
         if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not interval >= 0:
-            raise ValueError(f"interval must be a number of seconds >= 0, got {_describe(interval)}")
+            raise ValueError(f"interval must be a number of seconds >= 0, got {describe_value(interval)}")
         self.target, self.interval = target_accuracy, float(interval)
         self.lang = get_language() if lang is None else check_language(lang)
         self.steps, self.loss, self.eval_steps, self.accuracy = [], [], [], []
@@ -32,7 +32,7 @@ class TrainingProgress:
     def __call__(self, event):
         """Record one step's event from `train` (a dict: step, max_steps, loss, validation_accuracy, done)."""
         if not isinstance(event, dict) or not {"step", "max_steps", "loss", "validation_accuracy"} <= set(event):
-            raise TypeError(f"event must be the dict that train() passes to progress, got {_describe(event)}")
+            raise TypeError(f"event must be the dict that train() passes to progress, got {describe_value(event)}")
         if event["step"] == 0:  # a new run: start a new curve
             self.steps, self.loss, self.eval_steps, self.accuracy = [], [], [], []
             self._handle, self._next_draw = None, None

@@ -14,7 +14,7 @@ import html
 
 import ipywidgets
 
-from attn_lib._checks import _describe
+from attn_lib._checks import describe_value
 from attn_lib.i18n import check_language, get_language, t
 from attn_lib.pictures.fast_figures import still_png
 
@@ -33,18 +33,18 @@ def check_tokens(tokens):
     """`tokens` (any iterable of strings, a generator included) as a list, else a clear error naming `tokens`."""
     if isinstance(tokens, (str, bytes)):
         raise TypeError(
-            f"tokens must be a sequence of strings, one per token, got {_describe(tokens)}"
+            f"tokens must be a sequence of strings, one per token, got {describe_value(tokens)}"
             f" (for one token per character write list({tokens!r}))"
         )
     try:
         tokens = list(tokens)  # read once: a generator would be empty the second time
     except TypeError:
-        raise TypeError(f"tokens must be a sequence of strings, one per token, got {_describe(tokens)}") from None
+        raise TypeError(f"tokens must be a sequence of strings, one per token, got {describe_value(tokens)}") from None
     if not tokens:
         raise ValueError("tokens is empty: give at least one token (a string)")
     for i, tok in enumerate(tokens):
         if not isinstance(tok, str):
-            raise TypeError(f"tokens must hold strings only, but tokens[{i}] is {_describe(tok)}")
+            raise TypeError(f"tokens must hold strings only, but tokens[{i}] is {describe_value(tok)}")
     return tokens
 
 

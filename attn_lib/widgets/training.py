@@ -12,7 +12,7 @@ import html
 import ipywidgets
 import numpy as np
 
-from attn_lib._checks import _describe
+from attn_lib._checks import describe_value
 from attn_lib.i18n import t
 from attn_lib.models.corpus import Corpus
 from attn_lib.models.tiny_training import TrainResult, _check_split, blank_attention
@@ -29,10 +29,10 @@ class CheckpointWidget(AttentionWidget):
     def __init__(self, result, corpus, split, index=0, lang=None):
         if not isinstance(corpus, Corpus):
             raise TypeError(
-                f"corpus must be a Corpus from attn_lib.models.corpus.make_corpus(), got {_describe(corpus)}"
+                f"corpus must be a Corpus from attn_lib.models.corpus.make_corpus(), got {describe_value(corpus)}"
             )
         if not isinstance(result, TrainResult):
-            raise TypeError(f"result must be the TrainResult returned by train(), got {_describe(result)}")
+            raise TypeError(f"result must be the TrainResult returned by train(), got {describe_value(result)}")
         if not result.checkpoints:
             raise ValueError("result has no checkpoints: train with checkpoint_every > 0")
         _check_split(split)

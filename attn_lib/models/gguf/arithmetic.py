@@ -45,7 +45,7 @@ Splitting the attention step itself over the cores by heads made it slower (1.04
 
 import numpy as np
 
-from attn_lib._threads import ThreadpoolController, _executor, default_threads
+from attn_lib._threads import ThreadpoolController, default_threads, executor
 from attn_lib.block import silu
 
 BLOCK = 64  # the inner dimension is summed in float32 blocks of this many products (see "Precision")
@@ -108,7 +108,7 @@ def _in_columns(product, h, w, dtype):
 
 def _in_threads(part, parts):
     """part(0), ..., part(parts - 1), each in a thread of the course's pool, part(0) in the calling thread."""
-    futures = [_executor(parts - 1).submit(part, i) for i in range(1, parts)]
+    futures = [executor(parts - 1).submit(part, i) for i in range(1, parts)]
     part(0)
     for future in futures:
         future.result()
@@ -119,8 +119,9 @@ def linear(h, w):
     return _in_columns(_product, h, w, np.float64)
 
 
-def feed_forward(h, w_gate, w_up, w_down, fused=None):
-    """[n, d] -> float64 [n, d]: SwiGLU, (SiLU(h W_gate) * (h W_up)) W_down, each product summed as `linear` sums.
+def feed_forward(h, w_gate, w_up, w_down, fused=None, activation=silu):
+    """[n, d] -> float64 [n, d]: SwiGLU, (SiLU(h W_gate) * (h W_up)) W_down, each product summed as `linear` sums
+    (GeGLU, Gemma's, with activation=attn_lib.block.gelu_tanh).
 
     On several cores each thread takes a range of the d_ff hidden units, a multiple of BLOCK wide: their columns
     of W_gate and W_up, SiLU and the product of the two, and their rows of W_down, and returns that part of the
@@ -132,12 +133,12 @@ def feed_forward(h, w_gate, w_up, w_down, fused=None):
     parts = _parts(n, d, 2 * d_ff)  # as `linear` would split h [W_gate | W_up]
     if parts < 2 or w_gate.dtype == np.float64:
         gate, up = np.split(linear(h, fused), 2, axis=1) if fused is not None else (linear(h, w_gate), linear(h, w_up))
-        return linear(silu(gate) * up, w_down)
+        return linear(activation(gate) * up, w_down)
     edges, sums = _edges(d_ff, parts), [None] * parts
 
     def part(i):
         units = slice(edges[i], edges[i + 1])
-        hidden = silu(_product(h, w_gate[:, units])) * _product(h, w_up[:, units])  # [n, units]
+        hidden = activation(_product(h, w_gate[:, units])) * _product(h, w_up[:, units])  # [n, units]
         sums[i] = _product(hidden, w_down[units])  # [n, units] x [units, d]: this range's part of the sum
 
     _in_threads(part, parts)
@@ -241,20 +242,27 @@ class Q8Embedding:
 # --- RoPE: its tables made once per forward pass, the pairs turned in four operations ---------------------------
 
 
-def rope_tables(positions, d, base):
+def rope_tables(positions, d, base, halves=False):
     """-> (C, S), float64 [n, d]: per position, each pair's (cos, cos) and (-sin, sin) of position.rope's angle,
-    laid out for `turn_pairs`; kept for the last positions asked for (a forward pass asks 30 times)."""
-    key = (positions.tobytes(), d, base)
-    entry = _ROPE_TABLES.get("last")  # (key, tables), replaced as one object: safe when two threads run the model
-    if entry is None or entry[0] != key:
+    laid out for `turn_pairs` (halves=True: (cos | cos) and (-sin | sin), laid out for `turn_halves`); the tables
+    of the last few (positions, base) asked for are kept (a forward pass asks once per layer; Gemma alternates
+    two bases)."""
+    key = (positions.tobytes(), d, base, halves)
+    tables = _ROPE_TABLES.get(key)
+    if tables is None:
         angles = positions.astype(np.float64)[:, None] * (base ** (-np.arange(0, d, 2) / d))  # position._theta's
         cos, sin = np.cos(angles), np.sin(angles)  # [n, d/2]
-        entry = key, (np.repeat(cos, 2, axis=-1), np.stack([-sin, sin], axis=-1).reshape(len(positions), d))
-        _ROPE_TABLES["last"] = entry
-    return entry[1]
+        if halves:
+            tables = np.concatenate([cos, cos], axis=-1), np.concatenate([-sin, sin], axis=-1)
+        else:
+            tables = np.repeat(cos, 2, axis=-1), np.stack([-sin, sin], axis=-1).reshape(len(positions), d)
+        if len(_ROPE_TABLES) >= 4:  # a dict keeps its order: drop the oldest (safe enough when two threads run)
+            _ROPE_TABLES.pop(next(iter(_ROPE_TABLES)), None)
+        _ROPE_TABLES[key] = tables
+    return tables
 
 
-_ROPE_TABLES = {}  # "last": the one entry of rope_tables
+_ROPE_TABLES = {}  # (positions, d, base, halves) -> tables, the last few of rope_tables
 
 
 def turn_pairs(x, tables):
@@ -269,3 +277,14 @@ def turn_pairs(x, tables):
 
 
 _PAIR_SWAP = {}  # d -> [1, 0, 3, 2, ...]: the index of each feature's partner in its pair
+
+
+def turn_halves(x, tables):
+    """x [..., n, d] -> position.rope_halves's rotation of every pair (a, b) = (x[i], x[i + d/2]) (the NeoX layout,
+    Gemma's), as x C + swap(x) S with the halves swapped: the very same numbers as rope_halves (tested)."""
+    cos, sin = tables  # [n, d]: (cos | cos) and (-sin | sin)
+    half = x.shape[-1] // 2
+    swapped = np.concatenate([x[..., half:], x[..., :half]], axis=-1)  # (b, a) for each pair
+    out = x * cos
+    out += swapped * sin
+    return out

@@ -21,7 +21,7 @@ multi_head_attention, unchanged.
 
 import numpy as np
 
-from attn_lib._checks import _describe
+from attn_lib._checks import describe_value
 from attn_lib.block import _feed_forward, _layer_norm, erf, feed_forward, gelu, layer_norm  # noqa: F401 (erf, gelu, feed_forward, layer_norm: part of this module's API)
 from attn_lib.multihead import merge_heads, multi_head_attention, split_heads
 
@@ -112,7 +112,7 @@ def bert_encoder(input_ids, params, n_heads, attention_mask=None, eps=1e-12, *, 
     """
     if attention is not None and not callable(attention):
         raise TypeError(
-            f"attention must be a function like scaled_dot_product_attention or None, got {_describe(attention)}"
+            f"attention must be a function like scaled_dot_product_attention or None, got {describe_value(attention)}"
         )
     mask = None if attention_mask is None else padding_mask(attention_mask)  # [..., 1, 1, n]
     x = embed_tokens(input_ids, params, eps=eps)  # [..., n, d_model]

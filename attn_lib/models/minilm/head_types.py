@@ -24,7 +24,7 @@ import numbers
 
 import numpy as np
 
-from attn_lib._checks import _describe, as_float_array
+from attn_lib._checks import as_float_array, describe_value
 
 #: The kinds, in the order the rules are checked; "other" when none holds.
 HEAD_TYPES = ("previous", "next", "special", "other")
@@ -70,7 +70,7 @@ def head_type_scores(attentions):
 def check_threshold(threshold):
     """`threshold` as a float in (0, 1], else an error naming it (one number: an array is refused)."""
     if isinstance(threshold, bool) or not isinstance(threshold, (numbers.Real, np.ndarray)) or np.ndim(threshold):
-        raise TypeError(f"threshold must be one number in (0, 1], got {_describe(threshold)}")
+        raise TypeError(f"threshold must be one number in (0, 1], got {describe_value(threshold)}")
     threshold = float(as_float_array(threshold, "threshold"))
     if not 0 < threshold <= 1:
         raise ValueError(f"threshold={threshold} must be an average weight in (0, 1]")

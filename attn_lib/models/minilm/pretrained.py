@@ -20,7 +20,7 @@ from importlib import resources
 
 import numpy as np
 
-from attn_lib._checks import _describe
+from attn_lib._checks import describe_value
 from attn_lib.models.fetch import find_model_files
 from attn_lib.models.minilm.bert import bert_encoder, l2_normalize, mean_pooling
 
@@ -92,7 +92,7 @@ def _check_texts(text):
         return [text], True
     if isinstance(text, (list, tuple)) and text and all(isinstance(s, str) for s in text):
         return list(text), False
-    raise TypeError(f"text must be a string or a non-empty list of strings, got {_describe(text)}")
+    raise TypeError(f"text must be a string or a non-empty list of strings, got {describe_value(text)}")
 
 
 class MiniLM:
