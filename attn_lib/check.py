@@ -52,7 +52,7 @@ LIBRARIES = (
     ("gguf", "0.10"),
 )
 #: The notebook that reads each model the set-up command fetches.
-MODEL_NOTEBOOKS = ((fetch.MINILM, 10), (fetch.SMOLLM2, 14))
+MODEL_NOTEBOOKS = ((fetch.MINILM, 10), (fetch.SMOLLM2, 14), (fetch.GEMMA3, 15))
 
 
 def _version_tuple(text):

@@ -29,3 +29,16 @@ def smollm():
         return load_smollm()
     except loader.ModelNotAvailableError as exc:
         pytest.skip(f"SmolLM2-135M-Instruct's file not found and could not be fetched: {exc}")
+
+
+@pytest.fixture(scope="session")
+def gemma3():
+    """Gemma 3 270M, loaded once per session (skipped with the reason, in CI a failure, without its file)."""
+    pytest.importorskip("gguf", reason="load_gemma3 needs gguf")
+    pytest.importorskip("tokenizers", reason="load_gemma3 needs tokenizers")
+    from attn_lib.models.gemma3.model import load_gemma3
+
+    try:
+        return load_gemma3()
+    except loader.ModelNotAvailableError as exc:
+        pytest.skip(f"Gemma 3 270M's file not found and could not be fetched: {exc}")

@@ -29,7 +29,7 @@ def model_present():
 
 def test_on_this_machine_every_check_passes_and_the_command_exits_0():
     if not model_present():
-        pytest.skip("the model files of notebooks 10 and 14 are not here: run python -m attn_lib.models.fetch")
+        pytest.skip("the model files of notebooks 10, 14 and 15 are not here: run python -m attn_lib.models.fetch")
     result = subprocess.run(
         [sys.executable, "-m", "attn_lib.check"], capture_output=True, text=True, timeout=120, cwd=ROOT
     )

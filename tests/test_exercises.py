@@ -20,6 +20,7 @@ from test_basics_exercises import WRONG as BASICS_WRONG
 from test_budget_exercises import WRONG as BUDGET_WRONG
 from test_decoder_parts_exercises import WRONG as DECODER_WRONG
 from test_efficient_exercises import WRONG as EFFICIENT_WRONG
+from test_gemma_exercises import WRONG as GEMMA_WRONG
 from test_generation_exercises import WRONG as GENERATION_WRONG
 from test_modern_exercises import WRONG as MODERN_WRONG
 from test_position_exercises import WRONG as POSITION_WRONG
@@ -421,6 +422,7 @@ def test_every_diagnosis_in_i18n_is_reached_by_a_test():
     reached |= {key for _, key, _ in TRAINING_WRONG + EFFICIENT_WRONG + BUDGET_WRONG}  # + notebooks 08, 11, 12
     reached |= {key for _, key, _ in DECODER_WRONG}  # + notebook 14
     reached |= {key for _, key, _ in TRANSLATION_WRONG}  # + notebook 09
+    reached |= {key for _, key, _ in GEMMA_WRONG}  # + notebook 15
     assert diagnoses == reached
 
 

@@ -22,6 +22,7 @@ CODE_WORDS = {
     "GPT", "NeoX", "LLaMA", "RMSNorm",  # code families notebook 07's checkers name, unquoted (notebooks/zh/STYLE.md)
     "OPT", "PagedAttention",  # a model and a method notebook 12's notes on its configurations name
     "LayerNorm", "SwiGLU", "GeGLU", "GLU", "SiLU", "GELU", "UTF", "SmolLM", "Instruct",  # notebook 14
+    "Gemma",  # notebook 15's model, named as it is
     "eps", "gain", "beta",  # the names of RMSNorm's and LayerNorm's arguments
     "bos", "eos", "pad",  # the special tokens <bos>, <eos>, <pad> that notebook 09's pictures draw as they are
 }  # fmt: skip

@@ -57,6 +57,7 @@ SIGNATURES = {
     "12": {"en": ("modern models", "70B", "sliding"), "zh": ("当今", "70B", "滑动窗口")},
     "13": {"en": ("generating", "sampling slider"), "zh": ("生成文本", "采样滑块")},
     "14": {"en": ("SmolLM2",), "zh": ("SmolLM2",)},
+    "15": {"en": ("Gemma",), "zh": ("Gemma",)},
 }
 ALSO_OWN = {
     "07": {

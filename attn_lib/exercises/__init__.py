@@ -40,7 +40,9 @@ One module per notebook or topic, and the machinery beside them:
     budget      notebook 12: how many conversations fit beside a model's weights
     generation  notebook 13: temperature, top-k, top-p, writing with the KV cache
     decoder_parts   notebook 14: RMSNorm, the SwiGLU feed-forward, one decode step with a grouped cache
-    language_model  notebook 14: your attention function inside a real language model (SmolLM2-135M)
+    language_model  notebook 14: your attention function inside a real language model (SmolLM2-135M; notebook 15:
+                    inside Gemma 3 270M, its local layers' window checked on a text longer than it)
+    gemma       notebook 15: Gemma 3's QK-norm, the mask of a local layer, a decode step with a rolling window cache
     diagnose    running a learner's function safely, the verdict line (`Result`)
     compare     comparing with the answer: tolerances (float16 within its own precision), the first
                 difference, numbers printed with the digits that tell them apart
@@ -100,6 +102,14 @@ from attn_lib.exercises.decoder_parts import (
 from attn_lib.exercises.efficient import (
     check_online_update,
     run_online_update_checks,
+)
+from attn_lib.exercises.gemma import (
+    check_local_mask,
+    check_qk_norm,
+    check_window_decode_step,
+    run_local_mask_checks,
+    run_qk_norm_checks,
+    run_window_decode_step_checks,
 )
 from attn_lib.exercises.generation import (
     check_cached_generation,
@@ -223,4 +233,10 @@ __all__ = [
     "run_grouped_decode_step_checks",
     "check_in_language_model",
     "run_in_language_model_checks",
+    "check_qk_norm",
+    "check_local_mask",
+    "check_window_decode_step",
+    "run_qk_norm_checks",
+    "run_local_mask_checks",
+    "run_window_decode_step_checks",
 ]

@@ -34,6 +34,7 @@ import threading
 from attn_lib import block, core, dropout, efficient, grouped, multihead, position, sampling, sliding_window
 from attn_lib.exercises import counting_reference
 from attn_lib.models import encoder_decoder, generation, ngram, tiny_model
+from attn_lib.models.gguf import decoder
 from attn_lib.models.minilm import bert
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
@@ -71,6 +72,7 @@ _DOING_THE_WORK_OF = {
     # queries from one sequence, keys and values from another: the formula and notebook 09's model step
     "cross_attention": ("cross_attention", "attention_forward"),
     "dropout": ("dropout",),
+    "visible": ("visible",),  # the mask of the GGUF models' layers (a local one's too): notebook 15's local mask
 }
 FORBIDDABLE = tuple(_DOING_THE_WORK_OF)
 
@@ -92,6 +94,7 @@ _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.multihead.": ("cross_attention",),
     "attn_lib.models.encoder_decoder.": ("attention_forward",),
     "attn_lib.dropout.": ("dropout",),
+    "attn_lib.models.gguf.decoder.": ("visible",),
 }
 
 
@@ -140,6 +143,7 @@ def _public_codes():
         "cross_attention": (multihead.cross_attention,),
         "attention_forward": (encoder_decoder.attention_forward,),
         "dropout": (dropout.dropout,),
+        "visible": (decoder.visible,),
     }
     return {name: {f.__code__: public_name(name) for f in fs} for name, fs in functions.items()}
 

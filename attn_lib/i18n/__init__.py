@@ -9,13 +9,14 @@ English and Chinese side by side, so that a sentence changed in one language is 
     translation          notebook 09's pictures (the encoder–decoder, its masks, alignments)
     generation           notebook 13's pictures and sampling widget
     language_model       notebook 14's pictures (the real language model)
+    gemma                notebook 15's pictures (Gemma 3 270M: <bos>, local and global layers, the KV cache)
     models               the model fetcher's messages (attn_lib.models.fetch)
     configs              notebook 12's notes on the published model configurations it prints
     check                the learner's readiness check (python -m attn_lib.check)
     exercises_shared     the diagnoses several checkers share (attn_lib.exercises.diagnose, .mistakes)
     exercises_<topic>    each checker module's own words (counting, basics, attention, multihead,
                          position, capstone, modern, generation, training, translation,
-                         efficient, budget, language_model)
+                         efficient, budget, language_model, gemma)
 
 Nothing else hard-codes UI text. Pick the language per call with ``lang="zh"``, or once per notebook with
 ``set_language("zh")``; ``t(key, **fields)`` fills in the ``{fields}``. A table a notebook prints lines up its
@@ -34,6 +35,7 @@ from attn_lib.i18n import (
     exercises_capstone,
     exercises_counting,
     exercises_efficient,
+    exercises_gemma,
     exercises_generation,
     exercises_language_model,
     exercises_modern,
@@ -42,6 +44,7 @@ from attn_lib.i18n import (
     exercises_shared,
     exercises_training,
     exercises_translation,
+    gemma,
     generation,
     language_model,
     models,
@@ -59,6 +62,7 @@ AREAS = (
     widgets,
     generation,
     language_model,
+    gemma,
     models,
     configs,
     check,
@@ -76,6 +80,7 @@ AREAS = (
     exercises_budget,
     exercises_language_model,
     exercises_translation,
+    exercises_gemma,
     translation,
 )
 

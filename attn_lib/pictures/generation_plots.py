@@ -33,13 +33,13 @@ def _distribution(tokens, probs, name):
         raise ValueError(f"{name}: {len(tokens)} tokens but probabilities of shape {probs.shape}")
     if (probs < 0).any() or not np.isclose(probs.sum(), 1.0, atol=1e-6):
         raise ValueError(f"{name}: the probabilities must be >= 0 and sum to 1 (they sum to {probs.sum():.6g})")
-    return [str(tok) for tok in tokens], probs
+    return tokens, probs  # a sequence: only the tokens shown are read (a model's vocabulary decodes them then)
 
 
 def top_and_rest(tokens, probs, top):
     """-> (labels [<= top + 1], heights): the `top` most likely tokens, then "the other N" with the rest of the mass."""
     order = np.argsort(-probs, kind="stable")[:top]
-    labels, heights = [tokens[i] for i in order], [float(probs[i]) for i in order]
+    labels, heights = [str(tokens[i]) for i in order], [float(probs[i]) for i in order]
     if len(tokens) > len(order):
         labels.append(None)  # stands for the other tokens
         heights.append(float(max(0.0, 1.0 - sum(heights))))
@@ -116,7 +116,7 @@ def plot_sampling_filters(logits, tokens, settings=FILTER_SETTINGS, *, top=4, ti
     top = check_positive_int(top, "top")
     order = np.argsort(-base, kind="stable")[:top]
     rest = np.setdiff1d(np.arange(len(tokens)), order)
-    labels = [tokens[i] for i in order] + ([None] if len(rest) else [])
+    labels = [str(tokens[i]) for i in order] + ([None] if len(rest) else [])
 
     def heights(probs):
         return [*probs[order], *([probs[rest].sum()] if len(rest) else [])]

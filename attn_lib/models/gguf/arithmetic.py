@@ -1,20 +1,22 @@
 """The arithmetic of SmolLM2 in numpy (attn_lib.models.smollm2.model): how each product is summed and on how many cores,
 and RoPE's pairs turned in four operations (`turn_pairs`).
 
-Precision. The weights are float32 (the dequantized 4-bit numbers, exact in float32; the embedding is kept as its
-8-bit codes and scales, `Q8Embedding`, and dequantized, exactly, as it is used). Every product of an activation and
-a weight is a float32 product summed in float32 by the BLAS in blocks of 64 along the inner dimension, the blocks'
-sums added in float64 (`linear`, and the unembedding, `unembed`); the residual stream, RMSNorm, RoPE, the attention
-step and SiLU are float64; the KV cache holds float32; the logits come out float32. Measured on six prompts
-(tests/test_smollm.py): this is within 5.2e-5 of the same model computed entirely in float64 on two AMD EPYC
-machines (one with AVX-512, one with AVX2 only), where plain float32 numpy is within 7.1e-5 to 1.2e-4 and
-transformers' float32 model within 9.3e-5 to 1.1e-4, by processor (which is why the float32 logits of numpy and
-transformers agree to about 1e-4, and no closer: it is transformers' own rounding). The unembedding was once one
-float32 product, as transformers computes it: within 5e-5 on the Intel machines measured then, but 6.2e-5 on both
-AMD machines, where it alone made the difference. The blocks are not free: on one thread a 16 x 576 x 1536 product
-took 0.41 ms summed this way against 0.26-0.28 ms as one float32 product on an Intel machine, 1.16 ms against 0.76
-ms on the AVX2 machine (there a 16-token forward pass took 337 ms against 258 ms; benchmarks/smollm_precision.py).
-Blocks of 96 were as precise and a little cheaper there; blocks of 192 were no better than one product.
+Precision. The weights are float32 (the dequantized 4-bit numbers, exact in float32; the embedding is kept as its 8-bit
+codes and scales, `Q8Embedding`, and dequantized, exactly, as it is used). Every product of an activation and a weight
+is a float32 product summed in float32 by the BLAS in blocks of 64 along the inner dimension, the blocks' sums added in
+float64 (`linear`, and the unembedding, `unembed`; for one position the unembedding sums each block of 32 codes times
+the activations in float32 and multiplies the sum by the block's scale in float64, exactly: fewer roundings, measured
+7.2e-8 of the largest logit from x E^T in float64 against 1.0e-7 before); the residual stream, RMSNorm, RoPE, the
+attention step and SiLU are float64; the KV cache holds float32; the logits come out float32. Measured on six prompts
+(tests/test_smollm.py): this is within 5.2e-5 of the same model computed entirely in float64 on two AMD EPYC machines
+(one with AVX-512, one with AVX2 only), where plain float32 numpy is within 7.1e-5 to 1.2e-4 and transformers' float32
+model within 9.3e-5 to 1.1e-4, by processor (which is why the float32 logits of numpy and transformers agree to about
+1e-4, and no closer: it is transformers' own rounding). The unembedding was once one float32 product, as transformers
+computes it: within 5e-5 on the Intel machines measured then, but 6.2e-5 on both AMD machines, where it alone made the
+difference. The blocks are not free: on one thread a 16 x 576 x 1536 product took 0.41 ms summed this way against
+0.26-0.28 ms as one float32 product on an Intel machine, 1.16 ms against 0.76 ms on the AVX2 machine (there a 16-token
+forward pass took 337 ms against 258 ms; benchmarks/smollm_precision.py). Blocks of 96 were as precise and a little
+cheaper there; blocks of 192 were no better than one product.
 
 Layout. The weight matrices are kept as the GGUF file stores them, one row of K weights per output ([m, K],
 C-contiguous), and used as their transposes w = rows.T ([K, m], views: x @ w as on paper). For a few positions
@@ -71,11 +73,23 @@ def _product(h, w):
         return partial.sum(axis=0, dtype=np.float64)[None]  # [1, m]
     h_blocks = np.ascontiguousarray(h.T).reshape(K // BLOCK, BLOCK, n)  # [B, BLOCK, n]
     out = np.empty((n, m), np.float64)
-    for r0 in range(0, m, ROWS):
-        chunk = rows[r0 : r0 + ROWS]  # [r, K]
+    step = _rows_per_call(n, K)
+    for r0 in range(0, m, step):
+        chunk = rows[r0 : r0 + step]  # [r, K]
         blocks = chunk.reshape(len(chunk), K // BLOCK, BLOCK).transpose(1, 0, 2)  # [B, r, BLOCK]
-        out[:, r0 : r0 + ROWS] = np.matmul(blocks, h_blocks).sum(axis=0, dtype=np.float64).T  # [B, r, n] -> [n, r]
+        out[:, r0 : r0 + step] = np.matmul(blocks, h_blocks).sum(axis=0, dtype=np.float64).T  # [B, r, n] -> [n, r]
     return out
+
+
+SCRATCH_BYTES = 4 << 20  # the most `_product`'s [B, r, n] float32 partial sums may take at once (see "Memory")
+
+
+def _rows_per_call(n, K):
+    """ROWS rows of w^T per call, fewer (a multiple of BLOCK, at least BLOCK) when n positions would make the [B, r, n]
+    partial sums larger than SCRATCH_BYTES: a 560-token prompt held 40 MiB of them per product otherwise, which a
+    notebook's memory budget counts. Each output is the same sum whatever r (its row of w^T and h's blocks)."""
+    fits = SCRATCH_BYTES // (4 * n * (K // BLOCK))
+    return ROWS if fits >= ROWS else max(BLOCK, fits // BLOCK * BLOCK)
 
 
 def _parts(n, K, m):
@@ -157,6 +171,7 @@ def unembed(x, embedding):
 
 
 CHUNK_ROWS = 512  # rows of the 8-bit embedding dequantized at a time by `Q8Embedding.unembed` (a 1.1 MiB buffer)
+STEP_ROWS = 1024  # rows of codes converted to float32 at a time for one position (`Q8Embedding._unembed_one`)
 #: positions unembedded by one product, from the first: a position's logits then depend on its block of 16 alone,
 #: not on how many positions come after it (a BLAS's order of summation can depend on the number of rows), so
 #: forward(ids, losses=True), which unembeds the same blocks one at a time, gives forward(ids)'s very logits
@@ -175,8 +190,13 @@ class Q8Embedding:
     the processor's cache and multiplied there, summed as `linear` sums (blocks of 64 products added in
     float64) and POSITION_ROWS positions at a time (tests/test_smollm.py checks it against x E^T in float64).
     For a prompt of 16 positions that is about as fast as one float32 product (it reads one byte per weight
-    instead of four); for one position, a decoding step, dequantizing 28 million weights costs more than the
-    product itself (benchmarks/smollm_speed.py measures the model's steps).
+    instead of four). For one position, a decoding step, multiplying every code by its scale cost more than the
+    product itself, so `_unembed_one` converts the codes alone (exact) and applies each scale to its block's
+    sum: on the AMD EPYC with AVX-512, Gemma 3's 262,144 x 640 took 25 ms instead of 53 (paired ratio 0.47, 10
+    pairs), SmolLM2's 49,152 x 576 14 ms instead of 28 (benchmarks/gemma_speed.py and smollm_speed.py measure
+    the models' steps). Not kept: the codes laid out block by block ([d / 32, V, 32], 39 ms instead of 48 ms on
+    one core, but then E.codes is not the file's [V, d]), a float16 copy of E (320 MiB more, and numpy has no
+    float16 BLAS).
     """
 
     def __init__(self, codes, scales):
@@ -219,18 +239,36 @@ class Q8Embedding:
         rows.reshape(r1 - r0, -1, Q8_BLOCK)[...] *= self.scales[r0:r1, :, None]  # each block times its scale
         return rows
 
+    def _unembed_one(self, buf, x_blocks, r0, r1):
+        """One position's logits for rows r0:r1 -> float64 [r1 - r0]: each block of 32 codes times x's 32 numbers,
+        summed in float32 (one matrix-vector product per block), times the block's scale and added in float64."""
+        rows = buf[: r1 - r0]
+        np.copyto(rows, self.codes[r0:r1], casting="unsafe")  # int8 -> float32, exact; the scales come after
+        blocks = rows.reshape(r1 - r0, -1, Q8_BLOCK).transpose(1, 0, 2)  # [d / 32, rows, 32], views
+        sums = np.matmul(blocks, x_blocks)[..., 0]  # [d / 32, rows]: per block, sum of code x activation
+        return np.einsum("br,rb->r", sums.astype(np.float64), self.scales[r0:r1])  # sum of block sum x scale
+
     def unembed(self, x):
-        """[n, d] -> float32 logits [n, V] = x E^T, the vocabulary split over the cores (see "Threads")."""
+        """[n, d] -> float32 logits [n, V] = x E^T, the vocabulary split over the cores (see "Threads").
+
+        Several positions: CHUNK_ROWS rows dequantized at a time, multiplied as `linear` multiplies. One position
+        (a decoding step): STEP_ROWS rows of codes at a time, the scales applied to each block's sum instead
+        (`_unembed_one`): no pass that multiplies every code by its scale, and BLAS sums each block.
+        """
         x = np.asarray(x, dtype=np.float32)
         n, V = x.shape[0], self.shape[0]
         out = np.empty((n, V), np.float32)
-        parts = min(default_threads(), V // CHUNK_ROWS) if ThreadpoolController is not None else 1
-        edges = [V * i // parts // CHUNK_ROWS * CHUNK_ROWS for i in range(parts)] + [V]  # [0, ..., V]
+        chunk = STEP_ROWS if n == 1 else CHUNK_ROWS
+        parts = min(default_threads(), V // chunk) if ThreadpoolController is not None else 1
+        edges = [V * i // parts // chunk * chunk for i in range(parts)] + [V]  # [0, ..., V]
 
         def part(i):
-            buf = np.empty((CHUNK_ROWS, self.shape[1]), np.float32)  # this thread's
-            for r0 in range(edges[i], edges[i + 1], CHUNK_ROWS):
-                r1 = min(r0 + CHUNK_ROWS, edges[i + 1])
+            buf = np.empty((chunk, self.shape[1]), np.float32)  # this thread's
+            for r0 in range(edges[i], edges[i + 1], chunk):
+                r1 = min(r0 + chunk, edges[i + 1])
+                if n == 1:
+                    out[0, r0:r1] = self._unembed_one(buf, x.reshape(-1, Q8_BLOCK, 1), r0, r1)
+                    continue
                 rows = self._dequantize_into(buf, r0, r1).T  # [d, rows]
                 for p0 in range(0, n, POSITION_ROWS):  # [POSITION_ROWS, d] x [d, rows], summed as `linear` sums
                     out[p0 : p0 + POSITION_ROWS, r0:r1] = _product(x[p0 : p0 + POSITION_ROWS], rows)

@@ -14,6 +14,8 @@ attend(q [H, n_q, d], k, v [H_kv, n_k, d], mask bool [n_q, n_k]) -> (output [H, 
 """
 
 import contextlib
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,10 +59,46 @@ class GGUFModel:
         """token ids -> each token's text (a byte that is only part of a character shows as '�')."""
         return [self.tokenizer.decode([int(i)], skip_special_tokens=False) for i in ids]
 
+    @functools.cached_property
+    def vocabulary(self):
+        """Every token's text, by id, as a sequence (`Vocabulary`: each text decoded when it is asked for)."""
+        return Vocabulary(self.tokenizer, self.config.vocab_size)
+
     def __repr__(self):
         c = self.config
         sizes = f"d_model={c.d_model}, heads={c.n_heads}, kv_heads={c.n_kv_heads}, V={c.vocab_size}"
         return f"{type(self).__name__}(L={c.n_layers}, {sizes})"
+
+
+class Vocabulary(Sequence):
+    """A model's tokens' texts by id, decoded when asked for: vocabulary[i] is token i's text, len() the vocabulary's
+    size, vocabulary.index(text) the id of the one token whose text it is. (As a list, Gemma's 262,144 strings would
+    hold 50 MiB of a notebook's memory.)"""
+
+    def __init__(self, tokenizer, size):
+        self.tokenizer, self.size = tokenizer, size
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.size))]
+        i = int(i)
+        if not -self.size <= i < self.size:
+            raise IndexError(f"token id {i} is outside the vocabulary of {self.size} tokens")
+        return self.tokenizer.decode([i % self.size], skip_special_tokens=False)
+
+    def index(self, text, *args):
+        """-> the id of the token whose text is `text`; ValueError if the tokenizer cuts it into several tokens."""
+        ids = self.tokenizer.encode(text, add_special_tokens=False).ids
+        if len(ids) != 1 or self[ids[0]] != text:
+            pieces = " | ".join(self[i] for i in ids)
+            raise ValueError(f"{text!r} is not one token of this vocabulary: it is cut into {pieces}")
+        return ids[0]
+
+    def __repr__(self):
+        return f"Vocabulary({self.size} tokens)"
 
 
 LOSS_ROWS = POSITION_ROWS  # positions unembedded at a time when only their losses are wanted ([16, V] float64)
