@@ -23,7 +23,7 @@ eps inside or outside the square root (QK-norm): on q and k of the size they hav
 of about 1 or more) the two differ by about eps / RMS = 1e-6 relative, far below the checker's tolerance (1e-4), so
 those cases accept both, and rightly: no logit of the model could tell them apart. One case holds a head of tiny
 vectors (mean(x²) = eps), where they differ by a third; there eps outside fails with its own diagnosis, because the
-formula, Gemma's as notebook 14's check_rms_norm, has it inside.
+formula has it inside. So does notebook 14's check_rms_norm.
 """
 
 from functools import partial

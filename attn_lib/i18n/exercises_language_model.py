@@ -1,5 +1,6 @@
-"""The words of notebook 14's checkers (attn_lib.exercises.decoder_parts, attn_lib.exercises.language_model, which also
-runs a function inside Gemma 3 270M for notebook 15: the lm_gemma.* keys).
+"""The words of notebook 14's checkers (attn_lib.exercises.decoder_parts, attn_lib.exercises.language_model).
+
+check_in_language_model also runs a function inside Gemma 3 270M for notebook 15: the lm_gemma.* keys.
 
 Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the language.
 """

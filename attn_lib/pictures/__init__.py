@@ -12,8 +12,8 @@ the CJK font that `use_cjk_font` picks. The modules, by what they draw:
     training_plots  the tiny trained model of notebook 08: where the blank looks, training, ablation, seeds
     translation_plots notebook 09: the encoder–decoder, its three masks, learned alignments, seeds
     generation_plots notebook 13: next-token bar charts, what sampling does, training over seeds
-    lm_plots        notebook 14: the real model's next tokens, a Q4_1 block, bytes and tokens, heads, induction
     gemma_plots     notebook 15: small heatmaps side by side, <bos>, local and global layers, KV bytes, QK-norm
+    lm_plots        notebook 14: the real model's next tokens, a Q4_1 block, bytes and tokens, heads, induction
     head_types      every head of a real model in one grid, framed by its type (notebook 10)
     kit             the drawing kit of the diagrams: a canvas in inches, boxes, matrices, arrows
     fast_figures    the pictures the widgets redraw many times a second
