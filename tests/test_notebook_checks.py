@@ -8,6 +8,7 @@ policy (issue 16), with a cap per notebook so that no notebook drifts back.
 """
 
 import ast
+import re
 import json
 from pathlib import Path
 
@@ -136,3 +137,39 @@ def test_the_counter_finds_asserts_and_testing_calls_and_their_messages():
         True,
         False,
     ]
+
+
+#: A folder of the machine that ran a notebook: a stored output that prints one fails nbval on every other machine
+#: (CI's model cache is a fresh temporary folder), as notebook 15's path to the Gemma Terms of Use once did.
+MACHINE_FOLDER = re.compile(r"(/root/|/home/\w|/tmp/|/Users/\w|[A-Za-z]:\\\\|\.cache/attn_lib|AppData)")
+
+
+def compared_text(cell):
+    """The text outputs nbval strict compares in a code cell (none in a cell whose output is ignored or skipped)."""
+    tags = cell.get("metadata", {}).get("tags", [])
+    if cell["cell_type"] != "code" or {"nbval-ignore-output", "nbval-skip"} & set(tags):
+        return ""
+    parts = []
+    for output in cell.get("outputs", []):
+        parts.append("".join(output.get("text", "")))
+        parts.append("".join(output.get("data", {}).get("text/plain", "")))
+        parts.extend(output.get("traceback", []))
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_no_compared_output_names_a_folder_of_the_machine_that_ran_it(edition, name):
+    cells = json.loads((ROOT / "notebooks" / edition / name).read_text("utf-8"))["cells"]
+    found = [(i, m.group(0)) for i, cell in enumerate(cells) for m in [MACHINE_FOLDER.search(compared_text(cell))] if m]
+    assert not found, f"{edition}/{name}: compared outputs print a folder of this machine (cell, match): {found}"
+
+
+def test_the_folder_finder_sees_a_cache_path_and_not_a_plain_sentence():
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [{"output_type": "stream", "text": ["x /tmp/tmp.ab/cache/f\n"]}]}
+    assert MACHINE_FOLDER.search(compared_text(cell))
+    cell["outputs"][0]["text"] = ["GEMMA_TERMS.html beside the model file: True\n"]
+    assert not MACHINE_FOLDER.search(compared_text(cell))
+    cell["metadata"]["tags"] = ["nbval-ignore-output"]
+    cell["outputs"][0]["text"] = ["/root/.cache/attn_lib/gemma3\n"]
+    assert compared_text(cell) == ""

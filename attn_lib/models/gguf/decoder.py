@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attn_lib._checks import check_positive_int, describe_value
+from attn_lib._memory import give_back
 from attn_lib._threads import ThreadpoolController, blas_single_thread
 from attn_lib.block import rms_norm_unchecked
 from attn_lib.core import BLOCKED_MIN_SCORES
@@ -201,6 +202,7 @@ def run(model, ids, block, *, cache=None, attention=None, grouped=None, last_onl
             x, weights = block(x, i, layer, cfg, positions, None if cache is None else cache[i], step)
             if keep_weights:
                 kept[i] = weights  # [H, n, n_k], as float32
+            weights = None  # not kept alive while the next block computes its own
         x = rms_norm_unchecked(x[-1:] if last_only else x, params["final_norm"], cfg.rms_eps)  # [n, d] (or [1, d])
         if losses:
             # the blocks of positions `unembed` itself uses (x[r] holds the last position too, which has no
@@ -209,6 +211,9 @@ def run(model, ids, block, *, cache=None, attention=None, grouped=None, last_onl
             out = np.concatenate([token_losses(unembed(x[r], params["embedding"]), ids[1:][r]) for r in rows])
         else:
             out = unembed(x, params["embedding"])  # [n, d] x [d, V] -> [n, V]: the tied unembedding
+    if len(ids) * (start + len(ids)) > BLOCKED_MIN_SCORES:  # a long pass: its temporaries go back (attn_lib._memory)
+        x = None
+        give_back()
     return (out, list(kept)) if keep_weights else out
 
 
