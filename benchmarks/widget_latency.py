@@ -17,7 +17,13 @@ tokens; 100 ms for notebook 12's K/V-heads and sliding-window sliders and for no
 and top-p sliders, which also write a sampled sentence with the KV cache) and the peak memory against
 its budget (300 MB), and exits with status 1 if any budget is missed. Timings depend on the machine and its load.
 
-    python benchmarks/widget_latency.py [--repeats 20]
+`--explorer` times the explorer widget (issue 40) on each of the three real models (MiniLM, SmolLM2, Gemma 3), each in
+a fresh process: a layer, head, all-heads or sampling change (budget 100 ms in the callback), a new 32-token text (the
+model runs once, the figures are laid out anew: budget 1.5 s for SmolLM2, 2 s for Gemma 3), writing 16 tokens with the
+KV cache (budget >= 3 tokens a second, from the click to the last token shown) and the memory the widget adds to the
+process after the model is loaded (budget 100 MiB; the notebooks' own kernel peaks: benchmarks/notebook_time.py).
+
+    python benchmarks/widget_latency.py [--repeats 20] [--explorer]
 """
 
 import argparse
@@ -27,6 +33,7 @@ import platform
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -105,6 +112,134 @@ def long_sentence_run(n_tokens=200, d_model=768):
     return {"build": build, "slowest": max(moves), "median": statistics.median(moves), "peak_mb": peak_mb}
 
 
+#: The explorer's texts: four distinct ones of exactly 32 tokens per model are cut from these (a new text each time).
+EXPLORER_TEXTS = (
+    "我昨天在北京吃了烤鸭，今天在上海吃了小笼包，明天想去杭州看看西湖。小明的猫叫豆豆，它每天早上都要吃鱼。",
+    "The animal didn't cross the street because it was too tired, and the cat ate the fish that the man had left.",
+    "今天天气很好，我们去公园散步，看见很多人在跑步，也有人在湖边钓鱼，孩子们在草地上放风筝。",
+    "Attention lets every token look at every other token and decide how much each one matters for its meaning.",
+)
+#: The explorer's budgets (issue 40): seconds for a new 32-token text, per model; the others apply to every model.
+EXPLORER_NEW_TEXT = {"minilm": None, "smollm2": 1.5, "gemma3": 2.0}
+EXPLORER_CHANGE, EXPLORER_TOKENS_PER_S, EXPLORER_MIB = 0.100, 3.0, 100
+
+
+def _peak_mib():
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024) / 2**20
+
+
+def _texts_of(view, n_tokens, count=4):
+    """`count` distinct texts of exactly `n_tokens` tokens for this model: prefixes of EXPLORER_TEXTS."""
+    found = []
+    for text in EXPLORER_TEXTS * 2:
+        for end in range(1, len(text) + 1):
+            if len(view.tokenize(text[:end])[0]) == n_tokens and text[:end] not in found:
+                found.append(text[:end])
+                break
+        if len(found) == count:
+            return found
+    raise ValueError(f"could not cut {count} texts of {n_tokens} tokens for {view.name}")
+
+
+def explorer_run(kind, repeats):
+    """In a fresh process: load one model, then time the explorer on it. -> a dict of figures (seconds, MiB)."""
+    from attn_lib.widgets import explorer_widget
+
+    start = time.perf_counter()
+    if kind == "minilm":
+        from attn_lib.models.minilm.pretrained import load_minilm as load
+    elif kind == "smollm2":
+        from attn_lib.models.smollm2.model import load_smollm as load
+    else:
+        from attn_lib.models.gemma3.model import load_gemma3 as load
+    model = load()
+    loaded, peak_loaded = time.perf_counter() - start, _peak_mib()
+    start = time.perf_counter()
+    widget = explorer_widget(model, "猫吃鱼")
+    build = time.perf_counter() - start
+    texts = _texts_of(widget.view, 32)
+    new_text = []
+    for text in texts:
+        start = time.perf_counter()
+        widget.text.value = text
+        new_text.append(time.perf_counter() - start)
+        assert widget.result["text"] == text and not widget.message.value, widget.message.value
+    L, h = widget.view.n_layers, widget.view.n_heads
+    out = {"model": widget.view.name, "load": loaded, "build": build, "new_text": statistics.median(new_text),
+           "new_text_slowest": max(new_text), "n_tokens": 32}  # fmt: skip
+    out["layer"] = time_control(widget, widget.layer, [1, L // 2, L, 2], repeats)
+    out["head"] = time_control(widget, widget.head, [1, h, 2, max(1, h - 1)], repeats)
+    out["all_heads"] = time_control(widget, widget.all_heads, [True, False], repeats)
+    if widget.view.causal:
+        out["temperature"] = time_control(widget, widget.temperature, [0.0, 0.5, 1.0, 2.0], repeats)
+        out["top_k"] = time_control(widget, widget.top_k, [0, 5, 50, 1], repeats)
+        out["top_p"] = time_control(widget, widget.top_p, [0.5, 0.9, 1.0, 0.1], repeats)
+        widget.temperature.value, widget.top_k.value, widget.top_p.value = 0.7, 0, 0.9
+        rates = []
+        for _ in range(3):
+            start = time.perf_counter()
+            written = widget.write(16)
+            rates.append(len(written) / (time.perf_counter() - start))
+        out["tokens_per_s"] = statistics.median(rates)
+        out["tokens_per_s_slowest"] = min(rates)
+    out["peak_loaded"], out["peak_after"] = peak_loaded, _peak_mib()
+    return out
+
+
+def time_control(widget, control, values, repeats):
+    """Median seconds of `control.value = v` (its observer redraws) over `repeats` changes through `values`."""
+    cycle = itertools.cycle(values)
+    control.value = next(cycle)
+    seconds = []
+    for _ in range(repeats):
+        value = next(cycle)
+        if value == control.value:
+            value = next(cycle)
+        start = time.perf_counter()
+        control.value = value
+        seconds.append(time.perf_counter() - start)
+        assert not widget.message.value, widget.message.value
+    return statistics.median(seconds)
+
+
+def _cpu_name():
+    """The CPU's name and numpy's BLAS, as the speed benchmarks name them (gemma_speed.machine)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from gemma_speed import machine
+
+    name, _, blas = machine()
+    return f"{name}; BLAS {blas}"
+
+
+def explorer_main(repeats):
+    """Time the explorer on the three models, each in a fresh process; print the tables; -> the exit status."""
+    print(f"The explorer widget (issue 40), each model in a fresh process (CPU: {_cpu_name()}, numpy {np.__version__},"
+          f" matplotlib {matplotlib.__version__}); medians of {repeats} changes\n")  # fmt: skip
+    missed = 0
+    print("| model | layer / head / all heads (ms) | temperature / top-k / top-p (ms) | new 32-token text, median"
+          " (slowest) s | budget s | writing, tokens/s (slowest) | memory added MiB | within budgets |")  # fmt: skip
+    print("|---|---|---|---|---:|---|---:|---|")
+    for kind in ("minilm", "smollm2", "gemma3"):
+        r = in_fresh_process(explorer_run, kind, repeats)
+        changes = [r["layer"], r["head"], r["all_heads"], *(r[k] for k in ("temperature", "top_k", "top_p") if k in r)]
+        added = r["peak_after"] - r["peak_loaded"]
+        budget = EXPLORER_NEW_TEXT[kind]
+        ok = max(changes) <= EXPLORER_CHANGE and added <= EXPLORER_MIB
+        ok &= budget is None or r["new_text_slowest"] <= budget
+        ok &= "tokens_per_s" not in r or r["tokens_per_s_slowest"] >= EXPLORER_TOKENS_PER_S
+        missed += not ok
+        sampling = " / ".join(f"{1000 * r[k]:.0f}" for k in ("temperature", "top_k", "top_p")) if "top_k" in r else "–"
+        writing = f"{r['tokens_per_s']:.1f} ({r['tokens_per_s_slowest']:.1f})" if "tokens_per_s" in r else "–"
+        print(
+            f"| {r['model']} | {1000 * r['layer']:.0f} / {1000 * r['head']:.0f} / {1000 * r['all_heads']:.0f} |"
+            f" {sampling} | {r['new_text']:.2f} ({r['new_text_slowest']:.2f}) | {budget or '–'} | {writing} |"
+            f" {added:.0f} (load {r['peak_loaded']:.0f} → {r['peak_after']:.0f}) | {'yes' if ok else 'NO'} |"
+        )
+    return 1 if missed else 0
+
+
 def in_fresh_process(function, *args):
     """function(*args) run in a new Python process (spawned), its result returned."""
     with multiprocessing.get_context("spawn").Pool(1) as pool:
@@ -114,7 +249,11 @@ def in_fresh_process(function, *args):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
-    repeats = parser.parse_args(argv).repeats
+    parser.add_argument("--explorer", action="store_true", help="time the explorer widget of notebooks 10, 14, 15")
+    args = parser.parse_args(argv)
+    repeats = args.repeats
+    if args.explorer:
+        return explorer_main(repeats)
 
     dk, mask, setup = dk_widget(), mask_widget(), setup_check_widget()
     heads, big = heads_widget(d_model=48), heads_widget(d_model=768, tokens=TWELVE_TOKENS)

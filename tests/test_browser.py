@@ -10,7 +10,8 @@ the page with both open and run all in 06; (d) Kernel > Restart Kernel and Run A
 (e) the JupyterLab Dark theme: the figures keep an opaque light background (checked on the pixels);
 (f) JupyterLab in Chinese (zh-CN language pack) with the Chinese edition's 00 and its setup check;
 (g) 04 run in one tab, 06 opened by its URL in a new tab (its workspace restores 04 there) and run
-(issue 27).
+(issue 27); (h) the Chinese Gemma notebook's explorer: type a Chinese sentence, press Enter, see its tokens
+label the heatmap, then move the head slider (issue 40).
 
 Run All names its notebook (`widgetId`) and is waited for: `notebook:run-all-cells` alone runs the
 *current* notebook, and activating another one first takes effect only later.
@@ -52,6 +53,7 @@ REDRAW_BUDGET = 1.0  # s: key press -> new picture; strict, whatever the load
 NB04 = "en/04_scaled_dot_product_attention.ipynb"
 NB06 = "en/06_multi_head_attention.ipynb"
 NB00_ZH = "zh/00_start_here.ipynb"
+NB15_ZH = "zh/15_the_article_question_in_a_real_model.ipynb"
 
 pytestmark = [
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
@@ -353,13 +355,14 @@ TIME_REDRAW = """([img, before]) => {
 }"""
 
 
-def press_key_and_time_redraw(page, widget, key="ArrowRight"):
-    """Focus the widget's slider, press `key` once; -> seconds from the key press to the new picture (<= 1 s)."""
+def press_key_and_time_redraw(page, widget, key="ArrowRight", slider=""):
+    """Focus the widget's slider (the first, or the one inside the element of CSS class `slider`), press `key` once;
+    -> seconds from the key press to the new picture (<= 1 s)."""
     image = widget.locator("img.attn-widget-figure").first
     before = image.get_attribute("src")
     assert before, "the widget shows no picture"
     page.evaluate(TIME_REDRAW, [image.element_handle(), before])
-    widget.locator(".noUi-handle").first.focus()
+    widget.locator(f"{slider} .noUi-handle".strip()).first.focus()
     page.keyboard.press(key)
     try:  # a generous wait here; the budget is checked on the times the page measured
         page.wait_for_function("() => window.__redraw.end !== null", timeout=10_000)
@@ -595,3 +598,34 @@ def test_f_chinese_ui_and_the_setup_check_of_the_chinese_00(lab, browser, shots)
     finally:
         page.close()
         lab.put_setting("@jupyterlab/translation-extension:plugin", {"locale": "en"})
+
+
+def test_h_type_a_chinese_sentence_into_the_gemma_explorer_and_move_its_head_slider(lab, browser, shots):
+    page = new_page(browser)
+    try:
+        open_url(page, lab, "explorer", NB15_ZH)
+        run_all(page, lab, NB15_ZH)
+        widget = scroll_to_widget(page, NB15_ZH, "explorer", shots)
+        tokens, image = widget.locator(".attn-explorer-tokens"), widget.locator("img.attn-widget-figure").first
+        assert "今天" in tokens.inner_text(), tokens.inner_text()  # the article's sentence, typed in already
+        before = image.get_attribute("src")
+        box = widget.locator(".attn-explorer-text input")
+        box.fill("小明的猫吃了鱼")
+        box.press("Enter")  # Enter runs the model
+        try:
+            page.wait_for_function(
+                "([node, img, before]) => node.innerText.includes('小明') && img.src !== before",
+                arg=[tokens.element_handle(), image.element_handle(), before],
+                timeout=30_000,
+            )
+        except Exception as exc:  # playwright's TimeoutError
+            raise AssertionError(f"after Enter the explorer still shows: {widget.inner_text()[:500]}") from exc
+        assert "猫" in tokens.inner_text() and "今天" not in tokens.inner_text(), tokens.inner_text()
+        seconds = press_key_and_time_redraw(page, widget, slider=".attn-explorer-head")
+        assert "第 1 层第 2 个头" in widget.inner_text(), widget.inner_text()[:600]
+        page.screenshot(path=shots / "h_zh_15_explorer.png")
+        widget.screenshot(path=shots / "h_zh_15_explorer_widget.png")
+        assert_no_problems(page, NB15_ZH)
+        print(f"\nh_zh_15_explorer: head slider redraw {1000 * seconds:.0f} ms")
+    finally:
+        page.close()

@@ -8,8 +8,8 @@ policy (issue 16), with a cap per notebook so that no notebook drifts back.
 """
 
 import ast
-import re
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -166,7 +166,8 @@ def test_no_compared_output_names_a_folder_of_the_machine_that_ran_it(edition, n
 
 
 def test_the_folder_finder_sees_a_cache_path_and_not_a_plain_sentence():
-    cell = {"cell_type": "code", "metadata": {}, "outputs": [{"output_type": "stream", "text": ["x /tmp/tmp.ab/cache/f\n"]}]}
+    output = {"output_type": "stream", "text": ["x /tmp/tmp.ab/cache/f\n"]}
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [output]}
     assert MACHINE_FOLDER.search(compared_text(cell))
     cell["outputs"][0]["text"] = ["GEMMA_TERMS.html beside the model file: True\n"]
     assert not MACHINE_FOLDER.search(compared_text(cell))

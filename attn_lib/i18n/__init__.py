@@ -6,6 +6,7 @@ English and Chinese side by side, so that a sentence changed in one language is 
     plots                the heatmaps and plots (attn_lib.pictures)
     diagrams             the diagrams drawn by code
     widgets              the widgets (attn_lib.widgets)
+    explorer             the explorer widget of the real-model notebooks 10, 14 and 15
     translation          notebook 09's pictures (the encoder–decoder, its masks, alignments)
     generation           notebook 13's pictures and sampling widget
     language_model       notebook 14's pictures (the real language model)
@@ -44,6 +45,7 @@ from attn_lib.i18n import (
     exercises_shared,
     exercises_training,
     exercises_translation,
+    explorer,
     gemma,
     generation,
     language_model,
@@ -60,6 +62,7 @@ AREAS = (
     plots,
     diagrams,
     widgets,
+    explorer,
     generation,
     language_model,
     gemma,

@@ -172,7 +172,8 @@ class NextTokenBars:
     returns PNG bytes.
     """
 
-    def __init__(self, labels, outline, lang=None, n_rest=0, dpi=DPI):
+    def __init__(self, labels, outline, lang=None, n_rest=0, dpi=DPI, rotation=0):
+        """rotation: the token labels' angle in degrees (the explorer's ten bars need room: 30)."""
         use_cjk_font()
         fig = Figure(figsize=(7.2, 3.9))
         fig.set_dpi(dpi)
@@ -182,7 +183,8 @@ class NextTokenBars:
         self.bars = ax.bar(range(n), np.zeros(n), color=colours)
         ax.bar(range(n), outline, fill=False, edgecolor=OUTLINE_COLOR, linewidth=0.8, linestyle="--")
         names = [t("gen.others", lang, n=n_rest) if label is None else label for label in labels]
-        ax.set_xticks(range(n), names, fontsize=9)
+        ax.set_xticks(range(n), names, fontsize=9, rotation=rotation, ha="right" if rotation else "center",
+                      rotation_mode="anchor")  # fmt: skip
         ax.set_ylim(0, 1.15)
         ax.set_ylabel(t("gen.probability", lang))
         self.numbers = [ax.text(i, 0.0, "", ha="center", va="bottom", fontsize=8) for i in range(n)]

@@ -9,6 +9,7 @@
     progress    notebook 08: the live training curve
     modern      notebook 12: the key/value-heads slider and the sliding window
     generation  notebook 13: temperature, top-k and top-p over the trained model's next token
+    explorer    notebooks 10, 14 and 15: type a sentence, see every head of a real model and its next token
 
 Each widget is built by a function (``dk_widget()``, ...) that returns it; its callbacks are plain methods,
 tested by setting a control's ``.value``. This module re-exports those functions; the modules inside import
@@ -16,6 +17,7 @@ each other by their full names, never this one.
 """
 
 from attn_lib.widgets.attention import dk_widget, heads_widget, mask_widget, setup_check_widget
+from attn_lib.widgets.explorer import explorer_widget
 from attn_lib.widgets.generation import sampling_widget
 from attn_lib.widgets.modern import kv_heads_widget, window_widget
 from attn_lib.widgets.position import position_widget
@@ -33,4 +35,5 @@ __all__ = [
     "kv_heads_widget",
     "window_widget",
     "sampling_widget",
+    "explorer_widget",
 ]
