@@ -115,9 +115,11 @@ def long_sentence_run(n_tokens=200, d_model=768):
 #: The explorer's texts: four distinct ones of exactly 32 tokens per model are cut from these (a new text each time).
 EXPLORER_TEXTS = (
     "我昨天在北京吃了烤鸭，今天在上海吃了小笼包，明天想去杭州看看西湖。小明的猫叫豆豆，它每天早上都要吃鱼。",
-    "The animal didn't cross the street because it was too tired, and the cat ate the fish that the man had left.",
+    "The animal didn't cross the street because it was too tired, and the cat ate the fish that the man had left on"
+    " the kitchen table before he went out to buy bread and milk for breakfast.",
     "今天天气很好，我们去公园散步，看见很多人在跑步，也有人在湖边钓鱼，孩子们在草地上放风筝。",
-    "Attention lets every token look at every other token and decide how much each one matters for its meaning.",
+    "Attention lets every token look at every other token and decide how much each one matters for its meaning, so a"
+    " pronoun can find the noun it stands for even when many words lie between them in the sentence.",
 )
 #: The explorer's budgets (issue 40): seconds for a new 32-token text, per model; the others apply to every model.
 EXPLORER_NEW_TEXT = {"minilm": None, "smollm2": 1.5, "gemma3": 2.0}
