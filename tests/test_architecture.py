@@ -23,8 +23,8 @@ PACKAGE = ROOT / "attn_lib"
 
 #: The formulas the article teaches, numpy only (the top of the package).
 FORMULAS = {
-    "_checks", "_threads", "_tiles", "core", "multihead", "grouped", "position", "block", "sliding_window", "efficient",
-    "sampling", "dropout",
+    "_checks", "_memory", "_threads", "_tiles", "core", "multihead", "grouped", "position", "block", "sliding_window",
+    "efficient", "sampling", "dropout",
 }  # fmt: skip
 #: Third-party libraries the formulas may use besides the standard library.
 FORMULA_LIBRARIES = {"numpy", "threadpoolctl"}

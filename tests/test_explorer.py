@@ -14,6 +14,7 @@ from PIL import Image
 from attn_lib.i18n import set_language
 from attn_lib.sampling import sampling_distribution
 from attn_lib.widgets import explorer as ex
+from attn_lib.widgets import explorer_view as view
 from attn_lib.widgets import explorer_widget
 
 
@@ -209,12 +210,12 @@ def test_minilm_shows_its_word_pieces_and_unk_and_has_no_next_token(model):
 
 
 def test_labels_of_characters_no_font_can_draw_are_code_points():
-    assert ex.drawable("猫") == "猫" and ex.drawable("cat") == "cat"
-    assert ex.drawable("🙂") == "U+1F642"
-    assert ex.drawable("\n") == "\\n" and ex.drawable("") == "∅"
+    assert view.drawable("猫") == "猫" and view.drawable("cat") == "cat"
+    assert view.drawable("🙂") == "U+1F642"
+    assert view.drawable("\n") == "\\n" and view.drawable("") == "∅"
 
 
 def test_gemma_byte_fallback_pieces_show_as_bytes(gemma3):
     ids = gemma3.encode("𓀀")  # an Egyptian hieroglyph: not in the vocabulary, spelt as its four bytes
-    labels = [ex.token_label(gemma3, i) for i in ids[1:]]
+    labels = [view.token_label(gemma3, i) for i in ids[1:]]
     assert labels == ["<F0>", "<93>", "<80>", "<80>"]
