@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attn_lib._checks import check_positive_int, describe_value
+from attn_lib._checks import check_float_dtype, check_positive_int, describe_value
 from attn_lib.models.lm_corpus import LMCorpus, LMSplit
 from attn_lib.models.tiny_lm import (
     LMConfig,
@@ -67,6 +67,20 @@ def _check_corpus(corpus):
 def _check_split(split):
     if not isinstance(split, LMSplit):
         raise TypeError(f"split must be an LMSplit (corpus.train, .validation or .test), got {describe_value(split)}")
+
+
+def _check_training_dtype(dtype):
+    """`dtype` as a numpy dtype that can train the model: float32 or float64 (or wider), else a clear error."""
+    dtype = check_float_dtype(dtype, "dtype")
+    if dtype == np.float16:
+        # measured: the very first AdamW update turns the weights to NaN, and the next evaluation fails in attention
+        raise ValueError(
+            "dtype=float16 cannot train this model: AdamW's eps=1e-8 rounds to 0 in float16, so a weight whose"
+            " gradient is 0 in a batch (the embedding row of a token the batch lacks) is updated by 0/0 = NaN at the"
+            " first step. Train in np.float32 (the stored model's dtype) or np.float64, and cast the trained weights"
+            " with .astype(np.float16) afterwards if you want them in float16"
+        )
+    return dtype
 
 
 def trim(tokens):
@@ -129,6 +143,7 @@ def train(corpus, seed=0, dtype=np.float32, **settings):
     """
     start, cpu_start = time.perf_counter(), time.process_time()
     _check_corpus(corpus)
+    dtype = _check_training_dtype(dtype)
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         raise TypeError(f"train() got unknown settings {unknown}; the settings are {sorted(SETTINGS)}")

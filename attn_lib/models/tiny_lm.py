@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attn_lib._checks import check_heads_divide, check_positive_int, describe_value
+from attn_lib._checks import check_float_dtype, check_heads_divide, check_positive_int, describe_value
 from attn_lib.block import _layer_norm, gelu, layer_norm
 from attn_lib.core import causal_mask
 from attn_lib.efficient import KVCache
@@ -67,9 +67,11 @@ def init_params(config, seed=0, dtype=np.float32):
     """LMConfig -> {name: array}: seeded normal weights; LayerNorm gammas 1, betas and biases 0.
 
     E [V, d] and P [n_max, d] ~ N(0, 0.1^2); W_q, W_k, W_v, W_1 ~ N(0, 1/fan_in); the two matrices
-    that write into the residual stream (W_o, W_2) also get 1/sqrt(2L), as GPT-2.
+    that write into the residual stream (W_o, W_2) also get 1/sqrt(2L), as GPT-2. dtype: a floating dtype
+    (an integer one would round every weight to 0).
     """
     _check_config(config)
+    dtype = check_float_dtype(dtype, "dtype")
     rng = np.random.default_rng(seed)
     d, F, L = config.d_model, config.d_ff, config.n_layers
     params = {
@@ -260,6 +262,32 @@ def new_caches(config, dtype=np.float32):
     return [KVCache(config.max_len, d_k, batch_shape=(config.n_heads,), dtype=dtype) for _ in range(config.n_layers)]
 
 
+def _check_caches(config, caches, start):
+    """Raise unless `caches` are new_caches(config)'s, one per layer, each holding exactly `start` tokens.
+
+    A wrong start would not fail by itself: the token would get the position embedding P[start] of another
+    place while the caches put it after the tokens they hold, and the logits would be silently wrong.
+    """
+    if not isinstance(caches, (list, tuple)):
+        raise TypeError(f"caches must be the list new_caches(config) returns, got {describe_value(caches)}")
+    if len(caches) != config.n_layers:
+        raise ValueError(
+            f"caches holds {len(caches)} caches but the model has {config.n_layers} layers (one cache each):"
+            " make them with new_caches(config)"
+        )
+    lengths = [cache.length for cache in caches]
+    if any(length != lengths[0] for length in lengths):
+        raise ValueError(
+            f"the caches hold different numbers of tokens ({lengths}): every layer must have seen the same tokens;"
+            " start again with new_caches(config)"
+        )
+    if start != lengths[0]:
+        raise ValueError(
+            f"start={start} but the caches hold {lengths[0]} tokens: start must be the number of tokens already in"
+            f" the caches (the position of ids[0]), here start={lengths[0]}"
+        )
+
+
 def decode_step(params, config, caches, ids, start):
     """ids [m] at positions start .. start+m-1 -> logits [V] of the last one; their keys and values are stored.
 
@@ -277,6 +305,7 @@ def decode_step(params, config, caches, ids, start):
             f"positions {start}..{start + len(ids) - 1} do not exist: the model has max_len={config.max_len} positions"
         )
     check_tokens(config, ids[None])
+    _check_caches(config, caches, start)
     x = params["tok_emb"][ids] + params["pos_emb"][start : start + len(ids)]  # [m, d]
     # block._layer_norm: layer_norm's arithmetic without its input checks, run for every token written (the
     # weights were checked when the model was built or loaded; the caches still check what they store)

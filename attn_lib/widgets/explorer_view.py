@@ -64,12 +64,12 @@ class ModelView:
 
     def write(self, ids, count, pick):
         """Yield up to `count` token ids after `ids`, one cached step each; stop after the end-of-text token."""
-        from attn_lib.models.gguf.decoder import new_cache
+        from attn_lib.models.gguf.decoder import check_pick, new_cache
 
         cache = new_cache(self.model, len(ids) + count)
         logits = self.module.forward(self.model, ids, cache=cache, last_only=True)[-1]
         for i in range(count):
-            token = int(pick(logits))
+            token = check_pick(pick(logits), self.model.config.vocab_size)
             yield token
             if token == self.model.config.eos_id or i == count - 1:
                 return

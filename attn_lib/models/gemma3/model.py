@@ -225,9 +225,10 @@ def as_float64(model):
 def forward(model, ids, *, cache=None, attention=None, grouped=None, last_only=False, keep_weights=False, losses=False):
     """int [n] -> float32 logits [n, V] ([1, V] if last_only), and the weights [L][n_heads, n, n_k] if keep_weights.
 
-    cache: from new_cache; the ids then continue the sequence already in it. attention, grouped: the seams (module
-    docstring). losses=True: each position's next-token loss instead of the logits. As SmolLM2's `forward`: the
-    loop is attn_lib.models.gguf.decoder.run's.
+    cache: from new_cache; the ids then continue the sequence already in it, and a step that fails part-way leaves it
+    as it was. The positions must stay within the file's context length (config.context, 32768). attention, grouped:
+    the seams (module docstring). losses=True: each position's next-token loss instead of the logits. As SmolLM2's
+    `forward`: the loop is attn_lib.models.gguf.decoder.run's.
     """
     return decoder.run(model, ids, decoder_block, cache=cache, attention=attention, grouped=grouped,
                        last_only=last_only, keep_weights=keep_weights, losses=losses)  # fmt: skip

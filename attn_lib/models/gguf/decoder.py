@@ -6,15 +6,17 @@ A model module supplies its own block, a function
     block(x, i, layer, config, positions, cache, attend) -> (x [n, d], weights [n_heads, n, n_k])
 
 for block i (its weights `layer`, a dict), and its config (n_layers, n_heads, n_kv_heads, d_head, vocab_size,
-rms_eps, eos_id, and embed_scale: what the embedding rows are multiplied by, 1 for SmolLM2, sqrt(d_model) for
-Gemma). `run` does the rest: it checks the ids, looks the embedding rows up, runs the blocks with BLAS on one
-thread (attn_lib.models.gguf.arithmetic, "Threads"), applies the final RMSNorm and the tied unembedding. `attend`,
-handed to each block, is the attention step with the seams (`attention=` or `grouped=`) already chosen:
+rms_eps, eos_id, context: the context length read from the file, and embed_scale: what the embedding rows are
+multiplied by, 1 for SmolLM2, sqrt(d_model) for Gemma). `run` does the rest: it checks the ids, looks the embedding
+rows up, runs the blocks with BLAS on one thread (attn_lib.models.gguf.arithmetic, "Threads"), applies the final
+RMSNorm and the tied unembedding; a step on a cache is all or nothing (`all_or_nothing`). `attend`, handed to each
+block, is the attention step with the seams (`attention=` or `grouped=`) already chosen:
 attend(q [H, n_q, d], k, v [H_kv, n_k, d], mask bool [n_q, n_k]) -> (output [H, n_q, d], weights [H, n_q, n_k]).
 """
 
 import contextlib
 import functools
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -176,6 +178,64 @@ def new_cache(model, capacity):
     ]
 
 
+def check_cache(model, cache):
+    """-> the number of positions `cache` holds (0 without one), once it is known to be new_cache's: one KVCache per
+    block, every one of the same length. (A step that failed part-way could leave them different, and the positions
+    of the next step, read from the first, would then be wrong for the others: `run` rolls such a step back.)"""
+    if cache is None:
+        return 0
+    n_layers = model.config.n_layers
+    if not isinstance(cache, (list, tuple)):
+        raise TypeError(f"cache must be the list new_cache(model, capacity) returns, got {describe_value(cache)}")
+    if len(cache) != n_layers:
+        raise ValueError(
+            f"cache holds {len(cache)} layers' caches but the model has {n_layers} blocks (one cache each):"
+            " make it with new_cache(model, capacity)"
+        )
+    for i, layer_cache in enumerate(cache):
+        if not isinstance(layer_cache, KVCache):
+            raise TypeError(f"cache[{i}] must be a KVCache (new_cache makes them), got {describe_value(layer_cache)}")
+    lengths = [layer_cache.length for layer_cache in cache]
+    for i, length in enumerate(lengths):
+        if length != lengths[0]:
+            raise ValueError(
+                f"cache's layers hold different numbers of positions: cache[0] holds {lengths[0]}, cache[{i}] holds"
+                f" {length}; every block must have seen the same tokens. Start again with new_cache(model, capacity)"
+            )
+    return lengths[0]
+
+
+def check_context(config, start, n, name="ids"):
+    """Raise ValueError if n tokens from position `start` go past the model's context length (config.context)."""
+    if start + n > config.context:
+        held = f"after the {start} positions in the cache, " if start else ""
+        raise ValueError(
+            f"{held}{name} would take positions {start} .. {start + n - 1}, past the model's context length of"
+            f" {config.context} positions (config.context: it was never trained on a position past"
+            f" {config.context - 1}); shorten {name}"
+        )
+
+
+@contextlib.contextmanager
+def all_or_nothing(cache):
+    """Run a step on `cache` all or nothing: if it fails part-way (an exception in a learner's attention, Ctrl-C),
+    every layer's cache goes back to the length it had before, as if the step had never run, so it can be retried.
+
+    Without this, the blocks before the failure would keep this step's keys and values and the others would not.
+    Going back is setting each KVCache's `length`: what lies past it is overwritten by the next append.
+    """
+    if cache is None:  # nothing to roll back
+        yield
+        return
+    lengths = [layer_cache.length for layer_cache in cache]
+    try:
+        yield
+    except BaseException:  # BaseException: KeyboardInterrupt (Kernel -> Interrupt) must roll back too
+        for layer_cache, length in zip(cache, lengths, strict=True):
+            layer_cache.length = length
+        raise
+
+
 def run(model, ids, block, *, cache=None, attention=None, grouped=None, last_only=False, keep_weights=False,
         losses=False):  # fmt: skip
     """A decoder's forward pass, `block` run on every layer: the model modules' `forward` (see their docstrings)."""
@@ -184,9 +244,10 @@ def run(model, ids, block, *, cache=None, attention=None, grouped=None, last_onl
     if losses and (last_only or len(ids) < 2):
         raise ValueError("losses=True needs at least 2 ids and every position (not last_only): t predicts t + 1")
     cfg, params = model.config, model.params
-    start = 0 if cache is None else cache[0].length
+    start = check_cache(model, cache)
     if cache is not None and start + len(ids) > cache[0].capacity:
         raise ValueError(f"the cache holds {start} of {cache[0].capacity} positions and cannot take {len(ids)} more")
+    check_context(cfg, start, len(ids))
     positions = start + np.arange(len(ids))  # [n]
     x = params["embedding"][ids].astype(np.float64)  # [n] -> [n, d]: the residual stream, float64
     if cfg.embed_scale != 1:
@@ -197,23 +258,25 @@ def run(model, ids, block, *, cache=None, attention=None, grouped=None, last_onl
     def step(q, k, v, mask):
         return attend(q, k, v, mask, attention, grouped)
 
-    with blas_single_thread() if ThreadpoolController is not None else contextlib.nullcontext():
-        for i, layer in enumerate(params["layers"]):
-            x, weights = block(x, i, layer, cfg, positions, None if cache is None else cache[i], step)
-            if keep_weights:
-                kept[i] = weights  # [H, n, n_k], as float32
-            weights = None  # not kept alive while the next block computes its own
-        x = rms_norm_unchecked(x[-1:] if last_only else x, params["final_norm"], cfg.rms_eps)  # [n, d] (or [1, d])
-        if losses:
-            # the blocks of positions `unembed` itself uses (x[r] holds the last position too, which has no
-            # target): each position's logits are then the very numbers forward(ids) returns
-            rows = [slice(row, row + LOSS_ROWS) for row in range(0, len(ids) - 1, LOSS_ROWS)]
-            out = np.concatenate([token_losses(unembed(x[r], params["embedding"]), ids[1:][r]) for r in rows])
-        else:
-            out = unembed(x, params["embedding"])  # [n, d] x [d, V] -> [n, V]: the tied unembedding
-    if len(ids) * (start + len(ids)) > BLOCKED_MIN_SCORES:  # a long pass: its temporaries go back (attn_lib._memory)
-        x = None
-        give_back()
+    # all or nothing: a step that fails part-way leaves the cache as it was (the blocks append as they go)
+    with all_or_nothing(cache):
+        with blas_single_thread() if ThreadpoolController is not None else contextlib.nullcontext():
+            for i, layer in enumerate(params["layers"]):
+                x, weights = block(x, i, layer, cfg, positions, None if cache is None else cache[i], step)
+                if keep_weights:
+                    kept[i] = weights  # [H, n, n_k], as float32
+                weights = None  # not kept alive while the next block computes its own
+            x = rms_norm_unchecked(x[-1:] if last_only else x, params["final_norm"], cfg.rms_eps)  # [n, d] (or [1, d])
+            if losses:
+                # the blocks of positions `unembed` itself uses (x[r] holds the last position too, which has no
+                # target): each position's logits are then the very numbers forward(ids) returns
+                rows = [slice(row, row + LOSS_ROWS) for row in range(0, len(ids) - 1, LOSS_ROWS)]
+                out = np.concatenate([token_losses(unembed(x[r], params["embedding"]), ids[1:][r]) for r in rows])
+            else:
+                out = unembed(x, params["embedding"])  # [n, d] x [d, V] -> [n, V]: the tied unembedding
+        if len(ids) * (start + len(ids)) > BLOCKED_MIN_SCORES:  # a long pass: temporaries go back (attn_lib._memory)
+            x = None
+            give_back()
     return (out, list(kept)) if keep_weights else out
 
 
@@ -250,17 +313,41 @@ def generate(forward, model, prompt_ids, max_new_tokens, pick=greedy, *, use_cac
     max_new_tokens = check_positive_int(max_new_tokens, "max_new_tokens")
     if not callable(pick):
         raise TypeError(f"pick must be a function logits [V] -> token id, got {describe_value(pick)}")
+    check_context(model.config, 0, len(ids), "prompt_ids")
+    room = model.config.context - len(ids) + 1  # + 1: the last new token is never fed back, it takes no position
+    if max_new_tokens > room:
+        raise ValueError(
+            f"max_new_tokens={max_new_tokens} would go past the model's context length of {model.config.context}"
+            f" positions (config.context): after the prompt's {len(ids)} tokens there is room for {room} new ones"
+        )
     stop_ids = (model.config.eos_id,) if stop_ids is None else tuple(stop_ids)
     cache = new_cache(model, len(ids) + max_new_tokens) if use_cache else None
     new, step_ids = [], ids  # the prompt first
     for _ in range(max_new_tokens):
         sequence = step_ids if use_cache else ids + new
         logits = forward(model, sequence, cache=cache, last_only=True, **seams)
-        new.append(int(pick(logits[-1])))
+        new.append(check_pick(pick(logits[-1]), model.config.vocab_size))
         if new[-1] in stop_ids:
             break
         step_ids = new[-1:]
     return new
+
+
+def check_pick(token, vocab_size):
+    """What `pick` returned -> the token id as a Python int, or an error naming `pick` and the value.
+
+    A float would be cut to an integer by int() (3.7 becomes 3) and an id outside the vocabulary would fail only
+    later, in the next step or in decode: both are refused here, where the mistake is.
+    """
+    if isinstance(token, bool) or not isinstance(token, numbers.Integral):  # numpy integers are Integral too
+        raise TypeError(
+            f"pick must return a token id, an integer such as int(np.argmax(logits)), got {describe_value(token)}"
+        )
+    if not 0 <= token < vocab_size:
+        raise ValueError(
+            f"pick returned {token}, which is not a token id: ids lie in 0 .. {vocab_size - 1} (the vocabulary)"
+        )
+    return int(token)
 
 
 def kv_cache_bytes_measured(cache):

@@ -214,7 +214,9 @@ def as_float64(model):
 def forward(model, ids, *, cache=None, attention=None, grouped=None, last_only=False, keep_weights=False, losses=False):
     """int [n] -> float32 logits [n, V] ([1, V] if last_only), and the weights [L][n_heads, n, n_k] if keep_weights.
 
-    cache: from new_cache; the ids then continue the sequence already in it (positions start at its length).
+    cache: from new_cache; the ids then continue the sequence already in it (positions start at its length). A step
+    is all or nothing: if it fails part-way (an error in a learner's attention, Ctrl-C) the cache is left as it was.
+    The positions must stay within the context length the file gives (config.context, 8192).
     attention, grouped: the seams (module docstring). keep_weights returns every head's weights, float32.
     losses=True returns, instead of the logits, each position's next-token loss, float64 [n - 1]: -log p of
     ids[t + 1] at position t (next_token_loss is their mean), from the same logits as forward(ids), unembedded
@@ -230,8 +232,8 @@ def generate(model, prompt_ids, max_new_tokens, pick=greedy, *, use_cache=True, 
 
     use_cache=True: one pass over the prompt fills the KV cache, then each step runs only the newest token.
     use_cache=False: each step recomputes the whole sequence (the same tokens, more work). pick: logits [V]
-    -> a token id (attn_lib.sampling.greedy, or attn_lib.sampling.sampler(seed, temperature, ...)).
-    stop_ids: default (<|im_end|>,); () never stops early. seams: attention= or grouped=, as in `forward`.
+    -> a token id, an integer in 0 .. V - 1 (attn_lib.sampling.greedy, or attn_lib.sampling.sampler(seed, temperature,
+    ...)). stop_ids: default (<|im_end|>,); () never stops early. seams: attention= or grouped=, as in `forward`.
     """
     return decoder.generate(forward, model, prompt_ids, max_new_tokens, pick, use_cache=use_cache,
                             stop_ids=stop_ids, **seams)  # fmt: skip
