@@ -34,6 +34,7 @@ from matplotlib.ft2font import FT2Font
 from attn_lib import examples
 from attn_lib.i18n import check_language, t
 from attn_lib.models import fetch
+from attn_lib.pictures import heatmaps
 from attn_lib.pictures.heatmaps import use_cjk_font
 from attn_lib.widgets.attention import setup_check_widget
 
@@ -53,11 +54,28 @@ LIBRARIES = (
 )
 #: The notebook that reads each model the set-up command fetches.
 MODEL_NOTEBOOKS = ((fetch.MINILM, 10), (fetch.SMOLLM2, 14), (fetch.GEMMA3, 15))
+REASON_LIMIT = 200  # characters of an error's first line quoted in a check's line
+#: Warnings a check's drawing may give that the font check's line already reports: matplotlib's for a glyph the font
+#: lacks, and attn_lib.pictures.heatmaps' when there is no CJK font at all (as regular expressions: warnings' filters)
+GLYPH_WARNING, NO_CJK_FONT_WARNING = r"Glyph \d+ .*missing from", r"attn_lib\.pictures\.heatmaps"
 
 
 def _version_tuple(text):
     """ "3.8.4" -> (3, 8, 4): the leading number of each dot-separated part ("2.1.0rc1" -> (2, 1, 0))."""
     return tuple(int(re.match(r"\d*", part).group() or 0) for part in str(text).split("."))
+
+
+def _shortened(text, limit=REASON_LIMIT):
+    """`text` in at most about `limit` characters, never cut inside a word: whole if it fits, else up to the end of
+    a sentence (if one ends in the second half of the limit), else up to the last space, with "…"; whole if it has
+    no space to cut at."""
+    if len(text) <= limit:
+        return text
+    sentence = text.rfind(". ", 0, limit)
+    if sentence >= limit // 2:
+        return text[: sentence + 1]
+    space = text.rfind(" ", 0, limit + 1)
+    return text[:space].rstrip(" ,;:") + " …" if space > 0 else text
 
 
 def _png_size(png):
@@ -93,8 +111,14 @@ def check_library(name, minimum, lang=None, version_of=importlib.metadata.versio
 
 def check_font(lang=None, family=None):
     """(ok, line): a figure writing the course's Chinese characters in `family` (default: the course's CJK font)
-    is drawn without a missing glyph, and the font file has every one of them."""
-    family = use_cjk_font() if family is None else family
+    is drawn without a missing glyph, and the font file has every one of them. With no CJK font at all (none
+    installed, and the one attn_lib ships missing: a copy of the package without its data), the line says so."""
+    if family is None:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=UserWarning, module=NO_CJK_FONT_WARNING)  # said in the line
+            family = use_cjk_font()
+        if family is None:
+            return False, t("check.font_file_missing", lang, path=heatmaps.BUNDLED_FONT, example="Noto Sans CJK SC")
     characters = course_characters()
     path = font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=True)
     font = FT2Font(path)
@@ -128,15 +152,19 @@ def check_model(lang=None, find=fetch.find_model_files, spec=None, number=10):
         reason = str(exc).splitlines()[0]
         return False, t("check.model_damaged", lang, reason=reason, folder=fetch.cache_dir(spec), **said)
     except (fetch.ModelNotAvailableError, OSError) as exc:
-        return False, t("check.model_missing", lang, reason=str(exc).splitlines()[0][:200], **said)
+        return False, t("check.model_missing", lang, reason=_shortened(str(exc).splitlines()[0]), **said)
     return True, t("check.model", lang, folder=folder, count=len(spec.files), **said)
 
 
 def check_widget(lang=None, build=setup_check_widget):
-    """(ok, line): notebook 00's setup widget is built and redraws its picture when its slider moves."""
-    widget = build(lang=lang)
-    before = widget.image.value
-    widget.controls["temperature"].value = 0.5  # what moving the slider does
+    """(ok, line): notebook 00's setup widget is built and redraws its picture when its slider moves. (Missing
+    Chinese glyphs are the font check's to report: their warnings are not repeated here.)"""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=GLYPH_WARNING, category=UserWarning)
+        warnings.filterwarnings("ignore", category=UserWarning, module=NO_CJK_FONT_WARNING)
+        widget = build(lang=lang)
+        before = widget.image.value
+        widget.controls["temperature"].value = 0.5  # what moving the slider does
     if widget.state.get("error") is not None or not widget.image.value or widget.image.value == before:
         return False, t("check.widget_failed", lang, error=widget.state.get("error") or "the picture did not change")
     width, height = _png_size(widget.image.value)

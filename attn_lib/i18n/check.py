@@ -31,6 +31,15 @@ STRINGS = {
         "字体 {family} 缺少这些字的字形：{missing}，图上的中文会显示成空方框。请安装一种中文字体"
         "（例如 {example}），或者重新安装自带字体的 attn_lib",
     ),
+    "check.font_file_missing": (
+        "no CJK font is installed, and the Chinese font attn_lib ships, {path}, is missing or cannot be read (a copy"
+        " of attn_lib without its data files): Chinese labels would show empty boxes. Reinstall attn_lib with its"
+        " data: in the course's folder, run `python -m pip install -r requirements.txt` (or install a CJK font,"
+        " e.g. {example})",
+        "没有安装中文字体，attn_lib 自带的中文字体 {path} 也不见了或读不了（这份 attn_lib 缺了它的数据文件）："
+        "图上的中文会显示成空方框。请连同数据文件重新安装 attn_lib：在课程文件夹里运行"
+        " `python -m pip install -r requirements.txt`（或者安装一种中文字体，例如 {example}）",
+    ),
     "check.model": (
         "the model files of notebook {number:02d} ({model}) are in {folder} ({count} file(s), checksums verified)",
         "第 {number} 课要用的 {model} 模型文件在 {folder}（共 {count} 个，校验和无误）",

@@ -4,6 +4,14 @@ Each key maps to its (English, 中文) pair; `attn_lib.i18n.t(key)` picks the la
 """
 
 STRINGS = {
+    "cjk_font_missing": (
+        "no CJK font is installed and the Chinese font that attn_lib ships, {path}, cannot be read ({reason}):"
+        " Chinese labels will show as empty boxes. Reinstall attn_lib with its data files: in the course's folder,"
+        " run `python -m pip install -r requirements.txt` (or install a CJK font), then restart the kernel",
+        "没有安装中文字体，attn_lib 自带的中文字体 {path} 也读不了（{reason}）：图上的中文会显示成空方框。"
+        "请连同数据文件重新安装 attn_lib：在课程文件夹里运行 `python -m pip install -r requirements.txt`"
+        "（或者另外安装一种中文字体），然后重启内核",
+    ),
     "query_axis": ("query (token attending)", "查询（发出注意力的词元）"),
     "key_axis": ("key (token attended to)", "键（被关注的词元）"),
     "weight": ("attention weight", "注意力权重"),

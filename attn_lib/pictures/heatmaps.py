@@ -39,25 +39,28 @@ BUNDLED_FONT = Path(__file__).parent / "fonts" / "NotoSansCJKsc-Subset.ttf"
 
 
 def find_cjk_font():
-    """The family name of the CJK font to use: an installed one if any, else the bundled subset."""
-    installed = {entry.name for entry in font_manager.fontManager.ttflist}
-    for family in PREFERRED_CJK_FONTS:
-        if family in installed:
-            return family
-    if str(BUNDLED_FONT) not in {entry.fname for entry in font_manager.fontManager.ttflist}:
-        font_manager.fontManager.addfont(str(BUNDLED_FONT))
-    return font_manager.FontProperties(fname=str(BUNDLED_FONT)).get_name()
+    """The family name of the CJK font to use: an installed one, else the bundled subset, else None (and a warning)."""
+    if installed := {entry.name for entry in font_manager.fontManager.ttflist}.intersection(PREFERRED_CJK_FONTS):
+        return min(installed, key=PREFERRED_CJK_FONTS.index)  # the first of the preferred fonts that is installed
+    try:  # the bundled subset, missing from a copy of attn_lib without its data files
+        if str(BUNDLED_FONT) not in {entry.fname for entry in font_manager.fontManager.ttflist}:
+            font_manager.fontManager.addfont(str(BUNDLED_FONT))
+        return font_manager.FontProperties(fname=str(BUNDLED_FONT)).get_name()
+    except (OSError, RuntimeError, ValueError) as exc:  # None: plots still draw, Chinese as boxes (matplotlib warns)
+        import warnings
+
+        warnings.warn(t("cjk_font_missing", path=BUNDLED_FONT, reason=repr(exc)), stacklevel=2)
 
 
 def use_cjk_font():
-    """Let matplotlib draw Chinese: add a CJK family after the Latin one in rcParams; return its name.
+    """Let matplotlib draw Chinese: add a CJK family after the Latin one in rcParams; return its name (None if none).
 
     Idempotent and cheap after the first call. Changes only ``rcParams["font.family"]`` of the
     running session; the user's matplotlib configuration files are never touched.
     """
     family = find_cjk_font()
-    current = [f for f in matplotlib.rcParams["font.family"] if f != family]
-    matplotlib.rcParams["font.family"] = [*current, family]
+    if family is not None:  # else there is no CJK font at all (find_cjk_font warned): the Latin font draws alone
+        matplotlib.rcParams["font.family"] = [f for f in matplotlib.rcParams["font.family"] if f != family] + [family]
     return family
 
 

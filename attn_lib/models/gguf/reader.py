@@ -32,11 +32,17 @@ both files): 0.35 s for Gemma 3's, and no peak of memory. It also keeps what it 
 the GGUF file (``.<name>.header.json``, 1.6 MB for SmolLM2, 5.7 MB for Gemma 3) and reads that instead next time
 (0.06 s), as long as the GGUF file has the same size and modification time; where the folder cannot be written,
 it parses every time.
+
+Damage. Each count, length and offset the header gives is checked against the file's size, and the readers check
+that a tensor's bytes are there: a file cut short or with bytes changed gives a `DamagedGGUFError` that names the
+file and says what to do (delete it, fetch it again), not an IndexError or a numpy reshape error.
 """
 
 import contextlib
 import json
+import math
 import os
+import struct
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -48,6 +54,27 @@ CONTROL = 3  # tokenizer.ggml.token_type of a special (control) token such as <|
 TOKENIZER_KEYS = ("tokenizer.ggml.tokens", "tokenizer.ggml.token_type", "tokenizer.ggml.merges")
 Q4_1_BLOCK = 32  # weights per block of Q4_1 (and of Q8_0)
 _CHUNK_BYTES = 4 << 20  # quantized bytes read and dequantized at a time
+MAX_DIMS = 4  # ggml's GGML_MAX_DIMS: a tensor has 1 to 4 dimensions
+
+
+class DamagedGGUFError(ValueError):
+    """A GGUF file cut short or damaged: its header, or a tensor's bytes, do not fit in the file."""
+
+
+def _damaged(path, what):
+    return DamagedGGUFError(
+        f"{path} is truncated or damaged: {what}. Delete it and run `python -m attn_lib.models.fetch` again,"
+        " which fetches the file anew and checks its SHA-256."
+    )
+
+
+class _Damage(Exception):
+    """What _HeaderParser found wrong; _parse_header, which knows the file's path, raises the DamagedGGUFError."""
+
+
+def _past_end(info, size):
+    a, b = info.offset, info.offset + info.n_bytes
+    return f"the bytes of tensor {info.name!r}, {a:,} to {b:,}, run past the end of the file at byte {size:,}"
 
 
 @dataclass(frozen=True)
@@ -72,6 +99,8 @@ def _check_gguf(path):
         raise ValueError(f"path {str(path)!r} is not a file (expected a .gguf model file)")
     with open(path, "rb") as f:
         magic = f.read(4)
+    if len(magic) < 4 and b"GGUF".startswith(magic):  # an empty file, or one cut inside the magic
+        raise _damaged(path, f"it has only {len(magic)} byte(s), not even the 24 of a GGUF header's start")
     if magic != b"GGUF":
         raise ValueError(f"{path} is not a GGUF file: it starts with {magic!r}, not b'GGUF'")
     return path
@@ -106,14 +135,12 @@ def _kept_header(path, array_keys):
     """The header kept beside `path` by an earlier read, or None if there is none or it is not this file's."""
     try:
         kept = json.loads(_sidecar(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        if kept.get("stamp") != _stamp(path, array_keys):
+            return None
+        infos = [TensorInfo(name, tuple(shape), kind, at, n) for name, shape, kind, at, n in kept["tensors"]]
+        return kept["metadata"], infos
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # none, or not a header kept by this module
         return None
-    if kept.get("stamp") != _stamp(path, array_keys):
-        return None
-    infos = [
-        TensorInfo(name, tuple(shape), kind, offset, n_bytes) for name, shape, kind, offset, n_bytes in kept["tensors"]
-    ]
-    return kept["metadata"], infos
 
 
 def _keep_header(path, array_keys, metadata, infos):
@@ -133,16 +160,25 @@ def _keep_header(path, array_keys, metadata, infos):
 def _parse_header(path, array_keys):
     """The header parsed from the file itself (see "Time" above): (metadata, [TensorInfo]), the same values
     gguf.GGUFReader's fields give (`field.contents()`), GGUF.version, GGUF.tensor_count and GGUF.kv_count included.
-    A file in the other byte order is left to gguf's reader."""
+    A file in the other byte order is left to gguf's reader. A file cut short or damaged: DamagedGGUFError."""
     import mmap
 
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        if len(buf) < 24:  # magic, version, tensor count, key/value count
+            raise _damaged(path, f"it has only {len(buf)} bytes, not even the 24 of a GGUF header's start")
         version = int.from_bytes(buf[4:8], "little")
-        if version & 0xFFFF == 0:  # a big-endian file (it happens): gguf's reader handles the byte order
-            return _parse_header_gguf(path, array_keys)
+        if version not in (2, 3) and int.from_bytes(buf[4:8], "big") in (2, 3):  # a big-endian file (it happens)
+            return _parse_header_gguf(path, array_keys)  # gguf's reader handles the byte order
         if version not in (2, 3):
-            raise ValueError(f"{path} is GGUF version {version}; only versions 2 and 3 are read")
-        return _HeaderParser(buf, set(array_keys)).parse(version)
+            raise _damaged(path, f"its header gives GGUF version {version}, where versions 2 and 3 are read")
+        parser = _HeaderParser(buf, set(array_keys))
+        try:
+            return parser.parse(version)
+        except _Damage as exc:
+            raise _damaged(path, str(exc)) from None
+        except (struct.error, ValueError, KeyError, TypeError, OverflowError, ZeroDivisionError, RecursionError) as exc:
+            error = f"an unknown value type {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+            raise _damaged(path, f"its header cannot be read at byte {parser.offset:,} ({error})") from None
 
 
 class _HeaderParser:
@@ -157,19 +193,24 @@ class _HeaderParser:
     STRING, ARRAY = 8, 9
 
     def __init__(self, buf, array_keys):
-        import struct
-
-        self.buf, self.array_keys, self.offset = buf, array_keys, 4  # after the magic
+        self.buf, self.array_keys, self.offset, self.end = buf, array_keys, 4, len(buf)  # after the magic
         self.unpack = struct.unpack_from
         self.numbers = {code: np.dtype(fmt) for code, fmt in self.SCALARS.items()}  # "<f" -> little-endian float32
 
+    def _need(self, n, what):
+        """_Damage unless the n bytes of `what` from the current offset lie within the file."""
+        if n > self.end - self.offset:
+            raise _Damage(f"{what} from byte {self.offset:,} would take {n:,} bytes; the file ends at {self.end:,}")
+
     def _take(self, fmt, size):
+        self._need(size, "a number")
         (value,) = self.unpack(fmt, self.buf, self.offset)
         self.offset += size
         return value
 
     def _string(self):
         n = self._take("<Q", 8)
+        self._need(n, "a string")
         self.offset += n
         return str(self.buf[self.offset - n : self.offset], encoding="utf-8")
 
@@ -177,17 +218,21 @@ class _HeaderParser:
         if kind == self.STRING:
             return self._string()
         dtype = self.numbers[kind]  # a scalar: the Python number numpy's tolist() gives, as gguf's contents()
+        self._need(dtype.itemsize, "a number")
         value = np.frombuffer(self.buf, dtype, 1, self.offset).tolist()[0]
         self.offset += dtype.itemsize
         return value
 
     def _array(self, keep):
         kind, count = self._take("<I", 4), self._take("<Q", 8)
+        smallest = {self.STRING: 8, self.ARRAY: 12}.get(kind) or self.numbers[kind].itemsize  # bytes per item
+        self._need(count * smallest, f"an array of {count:,} items")  # an absurd count fails here, at once
         if kind == self.STRING:
             if not keep:  # walked over: only the lengths are read
                 unpack, buf, offset = self.unpack, self.buf, self.offset
                 for _ in range(count):
-                    offset += 8 + unpack("<Q", buf, offset)[0]
+                    offset += 8 + unpack("<Q", buf, offset)[0]  # struct.error past the end of the file
+                self._need(offset - self.offset, f"an array of {count:,} strings")  # the last one's length
                 self.offset = offset
                 return None
             return [self._string() for _ in range(count)]
@@ -200,10 +245,10 @@ class _HeaderParser:
         return values
 
     def parse(self, version):
-        from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
-
         n_tensors, n_kv = self.unpack("<QQ", self.buf, 8)
         self.offset = 24
+        # each pair takes at least 12 bytes (a key's length, a type); each tensor 24 (a name's length, n_dims, ...)
+        self._need(12 * n_kv + 24 * n_tensors, f"{n_kv:,} key/value pairs and {n_tensors:,} tensors")
         metadata = {"GGUF.version": version, "GGUF.tensor_count": n_tensors, "GGUF.kv_count": n_kv}
         for _ in range(n_kv):
             key, kind = self._string(), self._take("<I", 4)
@@ -213,26 +258,48 @@ class _HeaderParser:
                     metadata[key] = value
             else:
                 metadata[key] = self._value(kind)
-        table = []
-        for _ in range(n_tensors):
-            name, n_dims = self._string(), self._take("<I", 4)
-            ne = self.unpack(f"<{n_dims}Q", self.buf, self.offset)
-            self.offset += 8 * n_dims
-            kind, offset = GGMLQuantizationType(self._take("<I", 4)), self._take("<Q", 8)
-            block, block_bytes = GGML_QUANT_SIZES[kind]
-            table.append((name, ne, kind, offset, int(np.prod(ne, dtype=np.int64)) * block_bytes // block))
+        table = [self._tensor() for _ in range(n_tensors)]
         alignment = metadata.get("general.alignment", 32)
         start = -(-self.offset // alignment) * alignment  # the tensors' data begins at the next multiple
         infos = [TensorInfo(name, _numpy_shape(ne), kind.name, start + offset, n_bytes)
                  for name, ne, kind, offset, n_bytes in table]  # fmt: skip
+        self._check_data(infos, start)
         return metadata, infos
+
+    def _tensor(self):
+        """One entry of the tensor table: (name, ne, quantization type, offset after the header, bytes)."""
+        from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
+
+        name, n_dims = self._string(), self._take("<I", 4)
+        if not 1 <= n_dims <= MAX_DIMS:
+            raise _Damage(f"tensor {name!r} has {n_dims:,} dimensions, where a tensor has 1 to {MAX_DIMS}")
+        ne = self.unpack(f"<{n_dims}Q", self.buf, self.offset)
+        self.offset += 8 * n_dims
+        kind, offset = GGMLQuantizationType(self._take("<I", 4)), self._take("<Q", 8)  # ValueError: an unknown type
+        block, block_bytes = GGML_QUANT_SIZES[kind]
+        if 0 in ne or ne[0] % block:  # ne[0]: a row's weights, whole blocks
+            raise _Damage(f"tensor {name!r} has the shape {ne}: not rows of whole {kind.name} blocks of {block}")
+        return name, ne, kind, offset, math.prod(ne) // block * block_bytes
+
+    def _check_data(self, infos, start):
+        """_Damage unless every tensor's bytes lie after the header and within the file, none overlapping another."""
+        previous, end = "the header", start
+        for info in sorted(infos, key=lambda i: i.offset):
+            if info.offset + info.n_bytes > self.end:
+                raise _Damage(_past_end(info, self.end))
+            if info.offset < end:
+                raise _Damage(f"the bytes of tensor {info.name!r}, from byte {info.offset:,}, overlap {previous}")
+            previous, end = f"those of tensor {info.name!r}", info.offset + info.n_bytes
 
 
 def _parse_header_gguf(path, array_keys):
     """The header parsed by gguf.GGUFReader (any byte order; slow and memory-hungry on a large vocabulary)."""
     import gguf
 
-    reader = gguf.GGUFReader(path)
+    try:
+        reader = gguf.GGUFReader(path)
+    except (struct.error, ValueError, KeyError, IndexError, OverflowError) as exc:
+        raise _damaged(path, f"its header cannot be read ({type(exc).__name__}: {exc})") from None
     metadata = {}
     for key, field in reader.fields.items():
         is_array = field.types and field.types[0] == gguf.GGUFValueType.ARRAY
@@ -255,11 +322,13 @@ def read_tensor(f, info, out=None):
     """An open binary file, a TensorInfo -> float32 array of shape info.shape (numpy order, [n_out, n_in]).
 
     Rows are read and dequantized a few MiB at a time into `out` (a new array if None), which may be any
-    writable float32 array of that shape, a transposed view included.
+    writable float32 array of that shape, a transposed view included. A file too short for the tensor's bytes
+    gives DamagedGGUFError.
     """
     from gguf import GGMLQuantizationType
     from gguf.quants import dequantize
 
+    _check_extent(f, info)
     rows, cols = int(np.prod(info.shape[:-1])), info.shape[-1]
     row_bytes = info.n_bytes // rows  # quantized bytes of one row (Q4_1: cols / 32 * 20)
     out = np.empty(info.shape, np.float32) if out is None else out
@@ -271,7 +340,7 @@ def read_tensor(f, info, out=None):
     for r0 in range(0, rows, step):
         r1 = min(rows, r0 + step)
         f.seek(info.offset + r0 * row_bytes)
-        raw = np.fromfile(f, np.uint8, (r1 - r0) * row_bytes).reshape(r1 - r0, row_bytes)  # [chunk, row_bytes]
+        raw = _read_exactly(f, info, np.uint8, (r1 - r0) * row_bytes).reshape(r1 - r0, row_bytes)  # [chunk, row_bytes]
         if kind == GGMLQuantizationType.F32:
             flat[r0:r1] = raw.view(np.float32)
         elif kind == GGMLQuantizationType.Q5_0 and flat[r0:r1].flags.c_contiguous:
@@ -279,6 +348,20 @@ def read_tensor(f, info, out=None):
         else:
             flat[r0:r1] = dequantize(raw, kind)  # [chunk, row_bytes] -> [chunk, cols]
     return out
+
+
+def _check_extent(f, info):
+    """DamagedGGUFError unless the open file `f` holds every byte of the tensor `info` (its header promised them)."""
+    if info.offset + info.n_bytes > (size := os.fstat(f.fileno()).st_size):
+        raise _damaged(f.name, _past_end(info, size))
+
+
+def _read_exactly(f, info, dtype, count):
+    """`count` items of `dtype` from the open file `f`, else DamagedGGUFError (the file shrank while it was read)."""
+    if (raw := np.fromfile(f, dtype, count)).size != count:
+        what = f"{raw.nbytes:,} of the {count * np.dtype(dtype).itemsize:,} bytes asked for could be read"
+        raise _damaged(f.name, f"the bytes of tensor {info.name!r} end early: only {what}")
+    return raw
 
 
 def _dequantize_q5_0(raw, out):
@@ -304,19 +387,21 @@ def _dequantize_q5_0(raw, out):
 
 def read_q8_0(f, info):
     """An open binary file, the TensorInfo of a Q8_0 tensor [rows, cols] -> (int8 codes [rows, cols], float32
-    scales [rows, cols / 32]), the blocks as stored (w = code x scale), read a few MiB at a time."""
+    scales [rows, cols / 32]), the blocks as stored (w = code x scale), read a few MiB at a time. A file too short
+    for the tensor's bytes gives DamagedGGUFError."""
     if info.kind != "Q8_0" or len(info.shape) != 2:
         raise ValueError(f"tensor {info.name} is {info.kind} {info.shape}, not a Q8_0 matrix")
     rows, cols = info.shape
     blocks = cols // Q4_1_BLOCK  # a Q8_0 block: a float16 scale (2 bytes), then 32 int8 codes
     if info.n_bytes != rows * blocks * 34:
         raise ValueError(f"tensor {info.name}: {info.n_bytes} bytes is not {rows} x {blocks} Q8_0 blocks of 34")
+    _check_extent(f, info)
     codes, scales = np.empty((rows, cols), np.int8), np.empty((rows, blocks), np.float32)
     step = max(1, _CHUNK_BYTES // (blocks * 34))
     f.seek(info.offset)
     for r0 in range(0, rows, step):  # the rows one after the other, as stored
         r1 = min(rows, r0 + step)
-        raw = np.fromfile(f, _Q8_0, (r1 - r0) * blocks).reshape(r1 - r0, blocks)  # [chunk, blocks]: views of fields
+        raw = _read_exactly(f, info, _Q8_0, (r1 - r0) * blocks).reshape(r1 - r0, blocks)  # [chunk, blocks]: fields
         scales[r0:r1] = raw["scale"]  # float16 -> float32
         codes[r0:r1].reshape(r1 - r0, blocks, Q4_1_BLOCK)[...] = raw["codes"]  # one copy, no intermediate array
     return codes, scales
