@@ -13,6 +13,22 @@ finish would lift it while the others still run), and counted, so that calls fro
 With `threads=1` a large input also runs with BLAS on one thread: one thread means one thread. Small
 inputs (below MIN_PARALLEL_WORK multiply-adds) run in the calling thread and leave BLAS alone.
 
+Any thread may be the one that sets or restores the limit (the last caller to leave restores it, whichever
+thread that is), so each change is made as threadpoolctl's own `with threadpool_limits()` makes it: counted in
+threadpoolctl's per-thread ownership (CONTROLLING_THREAD_OWNERSHIP) and handed back at once. threadpoolctl 3.8
+lets only one thread at a time change OpenBLAS's process-wide pool (pthreads layer) and silently ignores the
+others; a bare limit()/restore_original_limits() left the first thread in control for good, and every other
+thread's limit did nothing (a worker thread's tiled_attention then ran 20-40x slower). Versions before 3.8 have
+no such ownership and need nothing. While another thread holds a limit of its own with threadpoolctl, that
+limit wins (threadpoolctl's rule).
+
+One pool of threads serves the process. A caller that asks for more workers than it has gets a larger pool,
+which replaces it for later callers; the smaller pool is never shut down, since another caller may be between
+executor() and submit() on it ("cannot schedule new futures after shutdown"). It is only dropped: its threads
+finish the work already submitted and end when the last caller lets go of it (ThreadPoolExecutor ends idle
+threads when the pool is garbage-collected). Pools grow rarely (up to the largest `threads` asked for), so
+this costs nothing in steady use and needs no lock around submit().
+
 Without threadpoolctl (an old environment) the default is one thread and BLAS is never touched.
 """
 
@@ -27,9 +43,10 @@ import numpy as np
 from attn_lib._checks import check_positive_int
 
 try:
+    import threadpoolctl
     from threadpoolctl import ThreadpoolController
 except ImportError:  # pragma: no cover - a declared dependency; tests simulate its absence
-    ThreadpoolController = None
+    threadpoolctl = ThreadpoolController = None
 
 #: Below this many multiply-adds (scores x (d_k + d_v)) threads cost more than they give: about 12 heads of
 #: n = 180, or one head of n = 600 (measured on 2 cores: 2 threads start to pay at 57 M with 12 heads).
@@ -60,14 +77,33 @@ _controller = None  # threadpoolctl's view of the loaded BLAS libraries, made on
 
 
 @contextmanager
+def _as_blas_owner():
+    """Make a limit change as `with threadpool_limits()` makes it: this thread owns OpenBLAS's limit meanwhile and
+    lets go after (unless it already held it in a `with threadpool_limits()` of its own); see the module docstring."""
+    ownership = getattr(threadpoolctl, "CONTROLLING_THREAD_OWNERSHIP", None)  # threadpoolctl >= 3.8
+    if ownership is None:
+        yield
+        return
+    ownership.increment()
+    try:
+        yield
+    finally:
+        ownership.decrement()
+
+
+@contextmanager
 def blas_single_thread():
-    """BLAS limited to one thread inside the block, for the whole process; the last caller to leave restores it."""
+    """BLAS limited to one thread inside the block, for the whole process; the last caller to leave restores it.
+
+    Callers in any thread nest: the first to enter sets the limit, the last to leave (maybe another thread)
+    restores the limits from before."""
     global _blas_users, _blas_limiter, _controller
     with _blas_lock:
         if _blas_users == 0:
             if _controller is None:
                 _controller = ThreadpoolController()
-            _blas_limiter = _controller.limit(limits=1, user_api="blas")
+            with _as_blas_owner():
+                _blas_limiter = _controller.limit(limits=1, user_api="blas")
         _blas_users += 1
     try:
         yield
@@ -75,7 +111,8 @@ def blas_single_thread():
         with _blas_lock:
             _blas_users -= 1
             if _blas_users == 0:
-                _blas_limiter.restore_original_limits()
+                with _as_blas_owner():
+                    _blas_limiter.restore_original_limits()
                 _blas_limiter = None
 
 
@@ -88,15 +125,15 @@ _pool_pid = None
 
 
 def executor(workers):
-    """A pool of at least `workers` threads; a new one after os.fork() (the child has the pool but not its threads)."""
+    """A pool of at least `workers` threads; a new one after os.fork() (the child has the pool but not its threads).
+
+    A smaller pool replaced here is not shut down (another caller may still submit to it): it is dropped, and its
+    threads end once nobody holds it (see the module docstring)."""
     global _pool, _pool_size, _pool_pid
     with _pool_lock:
         if _pool is None or _pool_size < workers or _pool_pid != os.getpid():
-            old = _pool if _pool_pid == os.getpid() else None
             _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="attn_lib")
             _pool_size, _pool_pid = workers, os.getpid()
-            if old is not None:
-                old.shutdown(wait=False)
         return _pool
 
 
