@@ -257,8 +257,12 @@ def no_cjk_font(tmp_path, monkeypatch):
                   if entry.name not in cjk and entry.fname != str(heatmaps.BUNDLED_FONT)]  # fmt: skip
     monkeypatch.setattr(heatmaps, "BUNDLED_FONT", missing)
     monkeypatch.setattr(font_manager.fontManager, "ttflist", latin_only)
-    with matplotlib.rc_context():
-        yield missing
+    font_manager.fontManager._findfont_cached.cache_clear()  # matplotlib caches look-ups across font lists
+    try:
+        with matplotlib.rc_context():
+            yield missing
+    finally:
+        font_manager.fontManager._findfont_cached.cache_clear()  # no later test may find DejaVu for the CJK font
 
 
 def test_without_the_bundled_font_plots_still_draw_and_a_warning_says_what_to_do(no_cjk_font):
