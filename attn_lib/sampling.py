@@ -36,11 +36,12 @@ transformers is installed):
   rounding decides; the probabilities are summed in float64.
 """
 
+import math
 import numbers
 
 import numpy as np
 
-from attn_lib._checks import as_float_array, check_positive_int, check_seed, describe_value
+from attn_lib._checks import as_float_array, check_positive_int, check_seed, describe_value, work_dtype
 from attn_lib.core import softmax
 
 
@@ -57,13 +58,27 @@ def _check_logits(logits):
 
 
 def _check_temperature(temperature):
+    """`temperature` as a positive finite float: any real number is accepted (int, float, numpy, Fraction, ...)."""
     if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real):
         raise TypeError(f"temperature must be a positive number, got {describe_value(temperature)}")
-    if not (np.isfinite(temperature) and temperature > 0):
+    shown = repr(temperature) if len(repr(temperature)) <= 40 else repr(temperature)[:36] + " ..."
+    try:
+        value = float(temperature)  # a Fraction or a large int too (np.isfinite refuses a Fraction)
+    except OverflowError:
         raise ValueError(
-            f"temperature={temperature!r} must be a finite number > 0 (the limit T -> 0 is greedy(logits): use that)"
+            f"temperature={shown} is larger than a float can hold (about 1.8e308): at such a temperature every"
+            " token is equally likely; pass a smaller number"
+        ) from None
+    if not (math.isfinite(value) and value > 0):
+        if value == 0 and temperature > 0:  # a positive Fraction that rounds to 0.0 as a float
+            raise ValueError(
+                f"temperature={shown} is too close to 0 to be a float (it rounds to 0.0); the limit T -> 0 is"
+                " greedy(logits): use that"
+            )
+        raise ValueError(
+            f"temperature={shown} must be a finite number > 0 (the limit T -> 0 is greedy(logits): use that)"
         )
-    return float(temperature)
+    return value
 
 
 def _check_p(p, name="p"):
@@ -84,9 +99,49 @@ def greedy(logits):
 
 
 def apply_temperature(logits, temperature):
-    """[..., V] -> [..., V]: z / T. softmax(z / T) is sharper than softmax(z) for T < 1, flatter for T > 1."""
+    """[..., V] -> [..., V]: z / T. softmax(z / T) is sharper than softmax(z) for T < 1, flatter for T > 1.
+
+    The division is done in float64 and the result returned in the dtype the logits are computed in:
+    float32 and float64 are kept, float16 logits give float32 ones (the package computes float16 in
+    float32; z / T for T < 1 can pass float16's largest number, 65504). A temperature so small that a
+    logit divided by it overflows that dtype is refused with a ValueError that names the smallest one
+    that fits (greedy(logits) is the limit T -> 0). -inf (a token filtered out) stays -inf.
+    """
     z = _check_logits(logits)
-    return z / z.dtype.type(_check_temperature(temperature))
+    temperature = _check_temperature(temperature)
+    dtype = work_dtype(z.dtype)  # float16 -> float32
+    with np.errstate(over="ignore", under="ignore"):  # an overflow is found and named below
+        scaled = (z.astype(np.float64, copy=False) / temperature).astype(dtype, copy=False)
+    _check_scaled(z, scaled, temperature)
+    return scaled
+
+
+def _check_scaled(z, scaled, temperature):
+    """Raise ValueError if z / temperature turned a finite logit into inf (or NaN) in scaled's dtype."""
+    if np.isfinite(scaled).all():  # the usual case, in one pass
+        return
+    bad = ~np.isfinite(scaled) & np.isfinite(z)
+    if not bad.any():
+        return  # only the -inf of filtered tokens
+    where = tuple(int(i) for i in np.argwhere(bad)[0])
+    dtype = scaled.dtype
+    largest = float(np.finfo(dtype).max)
+    smallest_t = float(np.max(np.abs(z[np.isfinite(z)]), initial=0.0)) / largest  # |z| / T <= largest
+    wider = "" if dtype == np.float64 else ", float64 logits (logits.astype(np.float64)),"
+    raise ValueError(
+        f"temperature={temperature:.4g} is too small for these logits: logits{list(where)} / temperature ="
+        f" {float(z[where]):.4g} / {temperature:.4g} overflows {dtype} (largest {largest:.4g}). Use a temperature"
+        f" of at least {_rounded_up(smallest_t * (1 + 1e-6))}{wider} or greedy(logits), the limit T -> 0"
+    )
+
+
+def _rounded_up(x):
+    """x > 0 with 4 significant digits, never below x: a bound a message states must hold as it is written."""
+    shown = f"{x:.3e}"
+    if float(shown) < x:
+        mantissa, exponent = shown.split("e")
+        shown = f"{float(mantissa) + 0.001:.3f}e{exponent}"
+    return f"{float(shown):.4g}"
 
 
 def top_k_filter(logits, k):

@@ -6,14 +6,15 @@ result is wrong, compare it with the classic wrong versions and name the one it 
 
     temperature       T applied to the probabilities (softmax(softmax(z) / T)), the softmax divided by T
                       after it (no longer a distribution), p / T renormalised (no effect at all), p^(1/T)
-                      not renormalised, z * T instead of z / T, and the softmax mistakes of notebook 04
+                      not renormalised, z * T instead of z / T, and the softmax mistakes of notebook 04 (a
+                      batch whose rows lie far apart catches one maximum subtracted for the whole batch)
     top-k             k + 1 or k - 1 tokens kept, the k *least* likely kept, ties with the k-th broken by
                       position (the convention keeps them all, as Hugging Face's TopKLogitsWarper)
     top-p             the token that crosses p dropped (the convention keeps it, as TopPLogitsWarper), one
                       token past it kept, the cumulative sum taken in token order (not sorted) or from the
                       least likely up
     both filters      the kept probabilities not renormalised, the filtered logits returned instead of
-                      probabilities
+                      probabilities, a softmax that overflows at logits around 1000 (the maximum not subtracted)
     cached writing    the position not advanced (every token fed at the same position), a position one too
                       far, the whole sequence fed to the cache again, the prompt never stored, a wrong
                       token fed, the prompt left out of the result, a token too many or too few
@@ -51,6 +52,27 @@ __all__ = [
 
 # --- temperature --------------------------------------------------------------------------------------
 
+#: np.exp overflows float64 above this (about 709.78): a softmax that does not subtract the maximum gives inf / inf.
+EXP_OVERFLOW = float(np.log(np.finfo(np.float64).max))
+
+
+def _exact32(x):
+    """x rounded to a multiple of 2^-10, exactly a float32 up to 8192: a learner's float32 code sees the same logits."""
+    return np.round(x * 1024.0) / 1024.0
+
+
+def _values_text(values):
+    """ "[3.65, -6.16, 1.92]": numbers for a message, as fmt writes them (not numpy's np.float64(3.65))."""
+    return "[" + ", ".join(fmt(v) for v in values) + "]"
+
+
+def _overflow_mistake(got, z, expected):
+    """softmax_overflow: NaN or +inf where a probability belongs while a logit is past np.exp's overflow, else None."""
+    if not np.max(z) > EXP_OVERFLOW:
+        return None
+    wrong = (np.isnan(got) | np.isposinf(got)) & np.isfinite(expected)
+    return Finding("softmax_overflow") if wrong.any() else None
+
 
 def _temperature_cases():
     rng = np.random.default_rng(12)
@@ -60,7 +82,8 @@ def _temperature_cases():
         ("case_temp_flat", z, 2.5),
         ("case_large", 1000.0 + 3.0 * rng.normal(size=6), 0.7),
         ("case_batch", rng.normal(0.0, 2.0, (3, 5)), 1.6),
-    ]
+        ("case_temp_rows_apart", _exact32(np.array([[500.0], [-500.0]]) + rng.normal(0.0, 1.5, (2, 6))), 0.5),
+    ]  # rows_apart: logits / T around +1000 and -1000; one maximum for the whole batch leaves the low row 0 / 0
     return [Case(kind, f"logits {x.shape}, T = {t:g}", (x, t), {}, softmax(x / t)) for kind, x, t in specs]
 
 
@@ -119,20 +142,23 @@ def _kept_text(z, keep):
 
 def _top_k_cases():
     rng = np.random.default_rng(13)
-    plain = np.round(rng.normal(0.0, 2.0, 8), 2)  # distinct values
+    plain = np.round(rng.normal(0.0, 2.0, 8), 2)
+    plain[6] -= 0.5  # 3.15: the draw repeats 3.65, and "no ties" (and k = 1 keeping one token) needs distinct values
     tied = np.array([2.0, 0.5, 1.0, 1.0, -1.0, 3.0, 1.0])  # the 3rd largest, 1.0, is tied three ways
+    # case_large: np.exp(1000) overflows unless the largest logit is subtracted first
     specs = [("case_topk_plain", plain, 3), ("case_topk_tie", tied, 3), ("case_topk_one", plain, 1),
-             ("case_topk_all", plain, 8)]  # fmt: skip
-    return [
-        Case(kind, f"logits {list(z)}, k = {k}", (z, k), {}, _renormalised(z, z >= np.sort(z)[-k]))
-        for kind, z, k in specs
-    ]
+             ("case_topk_all", plain, 8), ("case_large", 1000.0 + plain, 3)]  # fmt: skip
+    cases = []
+    for kind, z, k in specs:
+        shown = f"1000 + {_values_text(z - 1000.0)}" if z.max() > EXP_OVERFLOW else _values_text(z)
+        cases.append(Case(kind, f"logits {shown}, k = {k}", (z, k), {}, _renormalised(z, z >= np.sort(z)[-k])))
+    return cases
 
 
 @numbers_judge
 def _judge_top_k(case, got):
     z, k = case.args
-    found = _filter_mistake(got, z, case.expected)
+    found = _filter_mistake(got, z, case.expected) or _overflow_mistake(got, z, case.expected)
     if found:
         return found
     order = np.argsort(-z, kind="stable")
@@ -171,11 +197,11 @@ def _top_p_cases():
     probs = np.array([0.05, 0.4, 0.1, 0.25, 0.2])  # not sorted: a cumulative sum in token order differs
     z = np.log(probs)
     rng = np.random.default_rng(14)
-    wide = rng.normal(0.0, 1.0, 9)
+    wide = _exact32(rng.normal(0.0, 1.0, 9))
     specs = [
         ("case_topp_cross", z, 0.6),  # 0.4 < 0.6, then 0.25 crosses p (0.65): kept; 0.2 after 0.65: dropped
         ("case_topp_first", z, 0.3),  # the most likely token alone is past p
-        ("case_topp_wide", wide + 400.0, 0.83),  # large logits: a softmax without the max subtracted overflows
+        ("case_topp_wide", wide + 1000.0, 0.83),  # past EXP_OVERFLOW: a softmax without the max subtracted overflows
         ("case_topp_all", z, 1.0),
     ]
     cases = []
@@ -183,8 +209,8 @@ def _top_p_cases():
         ranked = np.sort(softmax(logits))[::-1]
         ahead = np.cumsum(ranked) - ranked
         keep = softmax(logits) >= ranked[(ahead < p).sum() - 1]
-        cases.append(Case(kind, f"probabilities {list(np.round(softmax(logits), 3))}, p = {p:g}", (logits, p), {},
-                          _renormalised(logits, keep)))  # fmt: skip
+        cases.append(Case(kind, f"probabilities {_values_text(np.round(softmax(logits), 3))}, p = {fmt(p)}",
+                          (logits, p), {}, _renormalised(logits, keep)))  # fmt: skip
     return cases
 
 
@@ -211,7 +237,7 @@ def _top_p_keeps(z, p):
 @numbers_judge
 def _judge_top_p(case, got):
     z, p = case.args
-    found = _filter_mistake(got, z, case.expected)
+    found = _filter_mistake(got, z, case.expected) or _overflow_mistake(got, z, case.expected)
     if found:
         return found
     fields = {"p": fmt(p), "kept": _kept_text(softmax(z), case.expected > 0)}

@@ -10,6 +10,10 @@ STRINGS = {
     "exercises.title_cached_generation": ("writing with the KV cache", "用 KV 缓存逐个写出词元"),
     "exercises.case_temp_sharp": ("a temperature below 1", "小于 1 的温度"),
     "exercises.case_temp_flat": ("a temperature above 1", "大于 1 的温度"),
+    "exercises.case_temp_rows_apart": (
+        "batch rows far apart (logits / T around +1000 and −1000)",
+        "相差悬殊的批量行（对数几率除以 T 后约为 +1000 与 −1000）",
+    ),
     "exercises.case_topk_plain": ("no ties", "没有并列"),
     "exercises.case_topk_tie": ("three logits tied with the k-th largest", "三个对数几率与第 k 大的并列"),
     "exercises.case_topk_one": ("k = 1", "只留一个（k = 1）"),

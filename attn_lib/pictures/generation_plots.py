@@ -22,6 +22,19 @@ from attn_lib.sampling import sampling_distribution
 #: Colours of the bars: the most likely tokens of the first panel keep theirs in every panel.
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 OTHERS_COLOR, OUTLINE_COLOR = "#bdbdbd", "#525252"
+#: The most bars `top` asks a panel for: each bar costs a label and a number, and top=1000 took 20 s and 300 MB.
+MAX_BARS = 30
+
+
+def _check_top(top, function):
+    """`top` as an int from 1 to MAX_BARS, else a clear error that states the limit."""
+    top = check_positive_int(top, "top")
+    if top > MAX_BARS:
+        raise ValueError(
+            f"top={top} is too many bars: {function} draws at most {MAX_BARS} tokens a panel (the other tokens"
+            f" share one grey bar); pass top <= {MAX_BARS}"
+        )
+    return top
 
 
 def _distribution(tokens, probs, name):
@@ -65,15 +78,16 @@ def _bars(ax, labels, heights, colours, lang, n_rest):
 def plot_next_token(panels, *, top=5, title=None, lang=None):
     """[(panel title, tokens [K], probabilities [K])] -> a Figure: one bar chart per next-token distribution.
 
-    Each panel shows its `top` most likely tokens and, when there are more, one grey bar for all the
-    others together; a token has the same colour in every panel (the model beside notebook 01's counts).
+    Each panel shows its `top` most likely tokens (at most MAX_BARS = 30) and, when there are more, one grey
+    bar for all the others together; a token has the same colour in every panel (the model beside notebook 01's
+    counts).
     """
     use_cjk_font()
     if isinstance(panels, (str, dict)) or not hasattr(panels, "__len__") or not len(panels):
         raise TypeError(
             f"panels must be a non-empty list of (title, tokens, probabilities), got {describe_value(panels)}"
         )
-    top = check_positive_int(top, "top")
+    top = _check_top(top, "plot_next_token")
     fig = Figure(figsize=(0.4 + 3.3 * len(panels), 3.2), layout="constrained")
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     known = {}
@@ -105,15 +119,15 @@ def setting_label(temperature, top_k, top_p, lang=None):
 def plot_sampling_filters(logits, tokens, settings=FILTER_SETTINGS, *, top=4, title=None, lang=None):
     """logits [V], tokens [V] -> a Figure: the distribution drawn from under each (temperature, top_k, top_p).
 
-    The bars stand for the same tokens in every panel: the `top` most likely at temperature 1, then the
-    others together. Each panel's outline is the distribution at T = 1, the filled bar what sampling
-    with that setting draws from (attn_lib.sampling.sampling_distribution); a token filtered out keeps
-    only its outline.
+    The bars stand for the same tokens in every panel: the `top` most likely at temperature 1 (at most
+    MAX_BARS = 30), then the others together. Each panel's outline is the distribution at T = 1, the
+    filled bar what sampling with that setting draws from (attn_lib.sampling.sampling_distribution); a
+    token filtered out keeps only its outline.
     """
     use_cjk_font()
+    top = _check_top(top, "plot_sampling_filters")
     logits = as_float_array(logits, "logits", allow_neg_inf=True, min_ndim=1)
     tokens, base = _distribution(tokens, sampling_distribution(logits), "tokens")
-    top = check_positive_int(top, "top")
     order = np.argsort(-base, kind="stable")[:top]
     rest = np.setdiff1d(np.arange(len(tokens)), order)
     labels = [str(tokens[i]) for i in order] + ([None] if len(rest) else [])
