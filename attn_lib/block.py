@@ -277,30 +277,71 @@ def transformer_block(x, params, n_heads, mask=None, *, norm_first=True, activat
 def silu(x):
     """[...] -> [...]: SiLU(x) = x * sigmoid(x) = x / (1 + exp(-x)) (also called swish), the gate of SwiGLU.
 
-    For x < -709 exp(-x) overflows to inf and the quotient is -0.0, SiLU's value to float64's precision
-    (about x e^x), so the overflow is not reported. This form is accurate to a few ulp for every x (the
-    form with tanh, x (1 + tanh(x / 2)) / 2, loses digits for negative x, where 1 + tanh cancels) and
-    faster (one exp instead of a tanh).
+    float16 is computed in float32 and rounded once: in float16 exp(-x) overflows below x = -11.1, and
+    x / (1 + exp(-x)) would be -0.0 where SiLU is still about -1e-4 (it is representable down to x = -17.5).
+    Where 1 + exp(-x) overflows in float32 or float64 (x < -88.7, x < -709.8), SiLU's value there to the dtype's
+    precision, x e^x = -exp(x + log(-x)), is used instead of the quotient's -0.0: no value the dtype holds becomes 0.
+    This form is accurate to a few ulp for every x (the form with tanh, x (1 + tanh(x / 2)) / 2, loses digits for
+    negative x, where 1 + tanh cancels) and faster (one exp instead of a tanh).
     """
+    if getattr(x, "dtype", None) == np.float16:
+        return silu(x.astype(np.float32)).astype(np.float16)
     with np.errstate(over="ignore"):
-        return x / (1.0 + np.exp(-x))
+        denominator = 1.0 + np.exp(-x)
+    y = x / denominator
+    overflowed = np.isinf(denominator)
+    if np.any(overflowed):  # x far below 0: 1 + e^-x is inf, and SiLU(x) = x e^x / (1 + e^x) = x e^x to the last bit
+        far = np.where(overflowed, x, -1)  # x e^x = -exp(x + log(-x)): e^x alone would lose digits as a subnormal
+        y = np.where(overflowed, -np.exp(far + np.log(-far)), y)[()]  # [()]: a scalar stays a scalar
+    return y
 
 
 def rms_norm(x, gain, eps=1e-6):
     """[..., d], [d] -> [..., d]: RMSNorm(x) = x / sqrt(mean(x^2) + eps) * gain, over the last axis.
 
     LayerNorm without the mean subtracted and without beta: each token's vector is divided by its root
-    mean square. eps=1e-6 is LLaMA's (Mistral and Qwen use 1e-5 or 1e-6; Gemma multiplies by 1 + gain).
+    mean square. eps=1e-6 is the first LLaMA's (and Qwen2's and Gemma 3's); Llama 2 and 3, Mistral and SmolLM2 use
+    1e-5: pass the eps of the model you port (Gemma also multiplies by 1 + gain).
+    float16 is computed in float32 and rounded once (as Hugging Face's LlamaRMSNorm upcasts): x^2 overflows
+    float16 from |x| = 256 on. A row whose mean(x^2) overflows even so is divided by its largest |x| first (the
+    same result: eps is scaled with it); a result that overflows the dtype (gain too large) is a ValueError.
     """
     x = as_float_array(x, "x", min_ndim=1)
     gain = _check_vector(gain, "gain", x.shape[-1], "d")
-    return rms_norm_unchecked(x, gain, _check_eps(eps))
+    y, dtype = _rms_norm(x, gain, _check_eps(eps))
+    return check_fits(y, dtype, "rms_norm's result", "gain is too large for {dtype}; rescale it")
 
 
 def rms_norm_unchecked(x, gain, eps):
     """rms_norm's arithmetic, on inputs already checked (attn_lib.models.smollm2.model: the model file is verified)."""
-    rms = np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps)  # [..., 1]: one root mean square per token
-    return x / rms * gain
+    y, dtype = _rms_norm(x, gain, eps)
+    if y.dtype == dtype:
+        return y
+    with np.errstate(over="ignore"):  # float16 computed in float32, rounded once (rms_norm names an overflow)
+        return y.astype(dtype)
+
+
+def _rms_norm(x, gain, eps):
+    """-> (RMSNorm(x) computed with float16 taken as float32, the dtype to return: that of x and gain together).
+
+    Rows whose mean(x^2) overflows are recomputed from x / max|x|, with eps / max|x|^2: the same formula.
+    """
+    dtype = np.result_type(x, gain)
+    if x.dtype == np.float16:  # x^2 overflows float16 from |x| = 256 on
+        x = x.astype(np.float32)
+    if gain.dtype == np.float16:
+        gain = gain.astype(np.float32)
+    with np.errstate(over="ignore"):
+        mean_square = (x * x).mean(axis=-1, keepdims=True)  # [..., 1]: one mean square per token
+    if not np.isfinite(mean_square).all():  # |x| near the dtype's largest number: the same formula on x / max|x|
+        with np.errstate(under="ignore"):
+            s = np.max(np.abs(x), axis=-1, keepdims=True)  # [..., 1]
+            s = np.where(np.isfinite(mean_square), 1, s).astype(x.dtype)  # only the rows that overflowed
+            x = x / s  # |x| <= 1 on those rows, unchanged on the others
+            mean_square = (x * x).mean(axis=-1, keepdims=True)
+            eps = eps / s / s  # underflows to 0 when s is huge, as eps is then negligible
+    rms = np.sqrt(mean_square + eps)  # [..., 1]: one root mean square per token
+    return x / rms * gain, dtype
 
 
 def swiglu(x, w_gate, w_up, w_down):

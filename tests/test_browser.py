@@ -13,6 +13,10 @@ the page with both open and run all in 06; (d) Kernel > Restart Kernel and Run A
 (issue 27); (h) the Chinese Gemma notebook's explorer: type a Chinese sentence, press Enter, see its tokens
 label the heatmap, then move the head slider (issue 40).
 
+Before the key press the test waits until the widget is connected (no jupyter-widgets-disconnected) and its slider's
+handle holds the focus, still, for two animation frames (JupyterLab moves focus on animation frames); a key that went
+elsewhere fails at once, naming where it went.
+
 Run All names its notebook (`widgetId`) and is waited for: `notebook:run-all-cells` alone runs the
 *current* notebook, and activating another one first takes effect only later.
 
@@ -341,34 +345,89 @@ def scroll_to_widget(page, path, kind, shots=None):
     )
 
 
-# records, in the page, when a key goes down and when the widget's picture has changed and loaded
-TIME_REDRAW = """([img, before]) => {
-    const timing = {start: null, end: null};
+# how the page names an element in a message: its tag and first classes
+DESCRIBE = (
+    "(node) => !node ? 'nothing'"
+    " : node.tagName.toLowerCase() + [...(node.classList || [])].slice(0, 3).map((c) => '.' + c).join('')"
+)
+
+# Before the key press: the widget's comms are live (ipywidgets marks a view whose model lost its comm with the class
+# jupyter-widgets-disconnected, and a key press there reaches no kernel), and the slider's handle holds the focus and
+# stays put for two animation frames. JupyterLab delivers its pending work on animation frames (Lumino's posted
+# messages, such as a notebook's activate request, which focuses its active cell; the windowed notebook's re-render
+# after a scroll), and a key pressed while that work is pending can go to the cell instead of the slider.
+SETTLE = f"""async ([widget, handle]) => {{
+    const describe = {DESCRIBE};
+    if (widget.matches('.jupyter-widgets-disconnected') || widget.querySelector('.jupyter-widgets-disconnected'))
+        return 'its comm is not live (jupyter-widgets-disconnected)';
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+    const box = handle.getBoundingClientRect();
+    if (document.activeElement !== handle) handle.focus({{preventScroll: true}});
+    await frame();
+    await frame();
+    if (document.activeElement !== handle) return `the focus went to ${{describe(document.activeElement)}}`;
+    const now = handle.getBoundingClientRect();
+    if (now.top !== box.top || now.left !== box.left) return 'the slider is still moving (the page is scrolling)';
+    return 'ready';
+}}"""
+
+# records, in the page, when a key goes down (and where), and when the widget's picture has changed after it and
+# loaded; the slider's value (aria-valuenow) at the key press tells a key that reached the slider from one that did not
+TIME_REDRAW = f"""([img, handle]) => {{
+    const describe = {DESCRIBE};
+    const timing = {{start: null, end: null, target: null, before: null, value: null}};
     window.__redraw = timing;
-    document.addEventListener('keydown', () => { timing.start = performance.now(); }, {capture: true, once: true});
-    const done = () => { if (timing.end === null) timing.end = performance.now(); };
-    new MutationObserver((records, observer) => {
-        if (img.src === before) return;
+    document.addEventListener('keydown', (event) => {{
+        timing.start = performance.now();
+        timing.target = event.target === handle ? 'the handle' : describe(event.target);
+        timing.before = img.src;  // only a picture that changes after the key press counts
+        timing.value = handle.getAttribute('aria-valuenow');
+    }}, {{capture: true, once: true}});
+    const done = () => {{ if (timing.end === null) timing.end = performance.now(); }};
+    new MutationObserver((records, observer) => {{
+        if (timing.start === null || img.src === timing.before) return;
         observer.disconnect();
-        if (img.complete) done(); else img.addEventListener('load', done, {once: true});
-    }).observe(img, {attributes: true, attributeFilter: ['src']});
-}"""
+        if (img.complete) done(); else img.addEventListener('load', done, {{once: true}});
+    }}).observe(img, {{attributes: true, attributeFilter: ['src']}});
+}}"""
+
+
+def settle_on_handle(page, widget, handle, timeout=10.0):
+    """Wait until the widget is connected and its slider's handle holds the focus, still, for two animation frames."""
+    deadline = time.monotonic() + timeout
+    state = None
+    while time.monotonic() < deadline:
+        state = page.evaluate(SETTLE, [widget.element_handle(), handle.element_handle()])
+        if state == "ready":
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the slider was not ready for a key press within {timeout:.0f} s: {state}")
 
 
 def press_key_and_time_redraw(page, widget, key="ArrowRight", slider=""):
     """Focus the widget's slider (the first, or the one inside the element of CSS class `slider`), press `key` once;
     -> seconds from the key press to the new picture (<= 1 s)."""
     image = widget.locator("img.attn-widget-figure").first
-    before = image.get_attribute("src")
-    assert before, "the widget shows no picture"
-    page.evaluate(TIME_REDRAW, [image.element_handle(), before])
-    widget.locator(f"{slider} .noUi-handle".strip()).first.focus()
+    assert image.get_attribute("src"), "the widget shows no picture"
+    handle = widget.locator(f"{slider} .noUi-handle".strip()).first
+    settle_on_handle(page, widget, handle)
+    page.evaluate(TIME_REDRAW, [image.element_handle(), handle.element_handle()])
     page.keyboard.press(key)
+    key_went_elsewhere = "() => window.__redraw.target !== null && window.__redraw.target !== 'the handle'"
     try:  # a generous wait here; the budget is checked on the times the page measured
-        page.wait_for_function("() => window.__redraw.end !== null", timeout=10_000)
+        page.wait_for_function(f"() => window.__redraw.end !== null || ({key_went_elsewhere})()", timeout=10_000)
     except Exception as exc:  # playwright's TimeoutError
-        raise AssertionError(f"pressing {key} on the slider did not change the widget's picture within 10 s") from exc
+        timing = page.evaluate("() => window.__redraw")
+        value = handle.get_attribute("aria-valuenow")
+        moved = (
+            "the slider did not move" if value == timing["value"] else f"the slider moved, {timing['value']} -> {value}"
+        )
+        raise AssertionError(
+            f"pressing {key} on the slider did not change the widget's picture within 10 s ({moved}; the key went to"
+            f" {timing['target'] or 'no element'})"
+        ) from exc
     timing = page.evaluate("() => window.__redraw")
+    assert timing["target"] == "the handle", f"pressing {key} went to {timing['target']}, not to the slider's handle"
     seconds = (timing["end"] - timing["start"]) / 1000
     assert seconds <= REDRAW_BUDGET, f"the picture changed {seconds:.2f} s after the key press (budget 1 s)"
     assert "Could not redraw" not in widget.inner_text(), widget.inner_text()
@@ -384,6 +443,46 @@ def check_widget(page, path, kind, shots, name):
     assert_no_problems(page, path)
     print(f"\n{name}: redraw after a key press {1000 * seconds:.0f} ms; {shots / (name + '.png')}")
     return widget
+
+
+# --- the key-press helper itself, on a page that plays the two races it waits out -----------------------
+
+# A widget's slider and picture, and a notebook cell. A key press on the handle moves the slider and, 50 ms later,
+# changes the picture, but only while the widget is connected. "steal": the first time the handle gets the focus,
+# the cell takes it on the next animation frame (as a notebook's pending activate request, a Lumino message, does).
+# "connect": the widget is marked disconnected (ipywidgets' class for a view whose comm is not live) for 1 s.
+RACES_PAGE = """<!doctype html><html><body>
+<div class="attn-widget-fake RACE"><div class="noUi-handle" tabindex="0" aria-valuenow="1">handle</div>
+<img class="attn-widget-figure" src="data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/>">
+</div>
+<div id="cell" tabindex="-1">the notebook's active cell</div>
+<script>
+const widget = document.querySelector('.attn-widget-fake'), handle = document.querySelector('.noUi-handle');
+const img = document.querySelector('img'), cell = document.getElementById('cell');
+if (widget.classList.contains('steal')) {
+  handle.addEventListener('focus', () => requestAnimationFrame(() => cell.focus()), {once: true});
+}
+if (widget.classList.contains('connect')) {
+  widget.classList.add('jupyter-widgets-disconnected');
+  setTimeout(() => widget.classList.remove('jupyter-widgets-disconnected'), 1000);
+}
+handle.addEventListener('keydown', (event) => {
+  if (event.key !== 'ArrowRight' || widget.classList.contains('jupyter-widgets-disconnected')) return;
+  handle.setAttribute('aria-valuenow', '2');
+  setTimeout(() => { img.src = img.src.replace("width='1'", "width='2'"); }, 50);
+});
+</script></body></html>"""
+
+
+@pytest.mark.parametrize("race", ["steal", "connect"])
+def test_the_key_press_waits_for_a_connected_widget_and_a_focused_handle(browser, race):
+    page = browser.new_page()
+    try:
+        page.set_content(RACES_PAGE.replace("RACE", race))
+        seconds = press_key_and_time_redraw(page, page.locator(".attn-widget-fake"))
+        assert 0.04 <= seconds <= REDRAW_BUDGET
+    finally:
+        page.close()
 
 
 # --- flows (a), (b), (c): one learner session -------------------------------------------------------

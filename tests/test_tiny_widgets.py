@@ -137,6 +137,10 @@ def test_training_progress_redraws_every_interval_but_spends_at_most_a_tenth_of_
 
 
 def test_training_progress_outside_a_notebook_only_records(trained):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    # "outside a notebook" is a process without an IPython shell: a test that makes one must not leave it behind
+    assert not InteractiveShell.initialized(), "an earlier test left InteractiveShell.instance() behind"
     corpus = trained[0]
     progress = TrainingProgress()
     with pytest.raises(ValueError, match="no training step recorded yet"):

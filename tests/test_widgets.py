@@ -556,9 +556,14 @@ def test_temperature_sharpens_and_flattens_the_weights():
 
 
 def test_ipython_display_stores_both_the_live_widget_and_the_png():
+    # The formatter an IPython shell displays with (InteractiveShell.display_formatter is a DisplayFormatter), on
+    # its own: InteractiveShell.instance() would leave a process-wide shell behind, and every later test would
+    # then run "inside a notebook" (TrainingProgress in tests/test_tiny_widgets.py drew into it).
+    from IPython.core.formatters import DisplayFormatter
     from IPython.core.interactiveshell import InteractiveShell
 
-    data, _ = InteractiveShell.instance().display_formatter.format(dk_widget())
+    data, _ = DisplayFormatter().format(dk_widget())
+    assert not InteractiveShell.initialized()
     assert "application/vnd.jupyter.widget-view+json" in data
     Image.open(io.BytesIO(base64.b64decode(data["image/png"]))).load()
 

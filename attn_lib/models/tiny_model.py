@@ -158,10 +158,19 @@ def readout_backward(d_logits, x_blank, blank, x_shape, params):
 
 
 def cross_entropy(logits, target):
-    """logits [B, V], target [B] -> (mean loss, probabilities [B, V])."""
-    probs = softmax(logits, axis=-1)  # [B, V]
-    picked = probs[np.arange(len(target)), target]  # [B]
-    return float(-np.mean(np.log(np.maximum(picked, np.finfo(probs.dtype).tiny)))), probs
+    """logits [B, V], target [B] -> (mean loss, probabilities [B, V]).
+
+    Each token's loss is -log p(target) = log sum_j exp(z_j - m) - (z_target - m), m = max_j z_j (log-softmax),
+    which never needs the probability itself: it is exact however small p is (a true loss of 100 is 100, in
+    float32 too), where -log(p) would meet p = 0 once p underflows (below 1.2e-38 in float32, loss 87.3).
+    """
+    probs = softmax(logits, axis=-1)  # [B, V], for the backward pass
+    z = np.asarray(logits)
+    z = z.astype(np.result_type(z.dtype, np.float32), copy=False)  # float16 (and integers) in a wider dtype
+    shifted = z - z.max(axis=-1, keepdims=True)  # [B, V], at most 0: exp never overflows
+    log_sum = np.log(np.exp(shifted).sum(axis=-1))  # [B], between 0 and log V
+    picked = shifted[np.arange(len(target)), target]  # [B]: z_target - m
+    return float(np.mean(log_sum - picked)), probs
 
 
 def cross_entropy_backward(probs, target):
