@@ -13,7 +13,8 @@ import pytest
 from checker_helpers import assert_diagnosed
 
 from attn_lib import exercises as ex
-from attn_lib.exercises.budget import GIB, MISTRAL_7B_PARAMETERS, conversations
+from attn_lib.exercises.budget import GIB, MISTRAL_7B_PARAMETERS
+from attn_lib.exercises.budget import _conversations as conversations
 from attn_lib.grouped import kv_cache_bytes
 from attn_lib.i18n import t
 

@@ -65,6 +65,7 @@ WRONG = [
     ("rms_norm", "rms_no_gain", lambda x, g, eps: learner_rms(x, g, eps, use_gain=False)),
     ("rms_norm", "rms_no_sqrt", lambda x, g, eps: learner_rms(x, g, eps, root=False)),
     ("rms_norm", "rms_eps_missing", lambda x, g, eps: learner_rms(x, g, 0.0)),
+    ("rms_norm", "rms_eps_ignored", lambda x, g, eps: learner_rms(x, g, 1e-5)),  # its own eps, not the one given
     ("rms_norm", "wrong_values", lambda x, g, eps: learner_rms(x, g, eps) + 0.1),
     ("swiglu", "swiglu_swapped", lambda x, wg, wu, wd: learner_swiglu(x, wg, wu, wd, swap=True)),
     ("swiglu", "swiglu_gelu", lambda x, wg, wu, wd: learner_swiglu(x, wg, wu, wd, act=gelu)),

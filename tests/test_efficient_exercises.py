@@ -13,7 +13,7 @@ from checker_helpers import assert_diagnosed
 from attn_lib import exercises as ex
 from attn_lib import scaled_dot_product_attention
 from attn_lib.efficient import tiled_attention
-from attn_lib.exercises.efficient import online_update
+from attn_lib.exercises.efficient import _online_update as online_update
 from attn_lib.i18n import t
 
 

@@ -13,12 +13,12 @@ import math
 import numbers
 
 from attn_lib.exercises.compare import RESULT
-from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, Word, describe, report, run_cases
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, Reference, Word, describe, report, run_cases
 from attn_lib.grouped import kv_cache_bytes
 from attn_lib.i18n import check_language
 from attn_lib.models.configs import LLAMA2_7B, MISTRAL_7B
 
-__all__ = ["GIB", "MISTRAL_7B_PARAMETERS", "check_conversations", "conversations", "run_conversations_checks"]
+__all__ = ["GIB", "MISTRAL_7B_PARAMETERS", "check_conversations", "run_conversations_checks"]
 
 GIB = 2**30
 #: Mistral 7B's parameters, as its released safetensors count them (mistralai/Mistral-7B-v0.1: 7.24B).
@@ -33,8 +33,10 @@ def _cache(n_layers, n_kv_heads, d_head, n_tokens, window, factor=2):
     return kv_cache_bytes(n_layers, n_kv_heads, d_head, kept, BYTES) * factor // 2
 
 
-def conversations(memory_bytes, n_params, n_layers, n_kv_heads, d_head, n_tokens, window=None):
+def _conversations(memory_bytes, n_params, n_layers, n_kv_heads, d_head, n_tokens, window=None):
     """-> int: how many conversations of n_tokens fit in memory_bytes beside the weights, all in float16.
+
+    The answer, private so that the checker watches it (a learner's function may not call it).
 
     (memory - 2 n_params) // KV cache of one conversation, and 0 when the weights alone do not fit.
     With a sliding window each layer keeps only the last min(n_tokens, window) tokens.
@@ -57,7 +59,7 @@ def _budget_cases():
     for kind, memory, model, tokens, window in specs:
         args = (memory, *model, tokens, window)
         shapes = f"{memory // GIB} GiB, {model[0]:,} parameters, n_tokens = {tokens:,}, window = {window}"
-        cases.append(Case(kind, shapes, args, {}, conversations(*args)))
+        cases.append(Case(kind, shapes, args, {}, Reference(_conversations)))
     return cases
 
 

@@ -6,7 +6,8 @@ compare it with the classic wrong versions and name the one it matches:
 
     RMSNorm        the mean subtracted (that is LayerNorm without beta), eps added outside the square root,
                    over the wrong axis (the tokens), the gain left out, the mean square not square-rooted,
-                   no eps at all (NaN on a token of zeros)
+                   no eps at all (NaN on a token of zeros), an eps of its own instead of the one given (the
+                   cases pass 1e-5, 1e-6 and 1e-2)
     SwiGLU         the gate and up projections swapped, GELU (or a plain sigmoid) in place of SiLU, SiLU
                    applied after the product instead of to the gate alone
     decode step    the new key and value not appended before attending, the cache returned without them,
@@ -30,6 +31,8 @@ from attn_lib.exercises.compare import (
     wrong_shape,
 )
 from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Reference, error_text, report, run_cases
+from attn_lib.exercises.gemma import _attend as _window_attend
+from attn_lib.exercises.modern import _grouped
 from attn_lib.i18n import check_language
 
 __all__ = [
@@ -41,9 +44,6 @@ __all__ = [
     "run_grouped_decode_step_checks",
 ]
 
-RMS_EPS = 1e-5  # SmolLM2's eps, the one the RMSNorm exercise passes
-
-
 # --- RMSNorm -------------------------------------------------------------------------------------------
 
 
@@ -51,19 +51,32 @@ def _rms_cases():
     rng = np.random.default_rng(13)
     zeros = rng.normal(1.0, 2.0, (3, 5))
     zeros[1] = 0.0  # a token whose features are all 0: eps keeps 0 / 0 away
+    # eps differs from case to case (SmolLM2's 1e-5, Gemma 3's and Qwen2's 1e-6, a large 1e-2), so a function
+    # that ignores the eps it is given and uses a constant of its own fails
     specs = [
-        ("case_random", rng.normal(2.0, 3.0, (4, 6))),  # a mean far from 0, so that subtracting it shows
-        ("case_batch", rng.normal(-1.0, 2.0, (2, 3, 5))),
-        ("case_rms_tiny", rng.normal(0.0, 1e-3, (3, 7))),  # mean(x^2) ~ 1e-6 < eps: where eps goes shows
-        ("case_rms_zero_token", zeros),
+        ("case_random", rng.normal(2.0, 3.0, (4, 6)), 1e-5),  # a mean far from 0, so that subtracting it shows
+        ("case_batch", rng.normal(-1.0, 2.0, (2, 3, 5)), 1e-6),
+        # small rows, mean(x^2) ~ 2.5e-3, a quarter of eps: where eps goes, and which eps, shows
+        ("case_rms_tiny", rng.normal(0.0, 0.05, (3, 7)), 1e-2),
+        ("case_rms_zero_token", zeros, 1e-5),
     ]
     cases = []
-    for kind, x in specs:
+    for kind, x, eps in specs:
         d = x.shape[-1]
         gain = 1 + 0.5 * rng.standard_normal(d)
-        shapes = f"x {x.shape}, gain ({d},), eps = {RMS_EPS:g}"
-        cases.append(Case(kind, shapes, (x, gain, RMS_EPS), {}, Reference(rms_norm)))
+        shapes = f"x {x.shape}, gain ({d},), eps = {eps:g}"
+        cases.append(Case(kind, shapes, (x, gain, eps), {}, Reference(rms_norm)))
     return cases
+
+
+def _eps_used(x, gain, got):
+    """The eps a result of x / sqrt(mean(x^2) + eps) * gain was computed with, read off its largest entry; or None."""
+    scaled = x * gain
+    i = np.unravel_index(np.argmax(np.abs(scaled)), x.shape)
+    if scaled[i] == 0 or not np.isfinite(got[i]) or got[i] == 0:
+        return None
+    used = (scaled[i] / got[i]) ** 2 - (x * x).mean(axis=-1)[i[:-1]]
+    return float(used) if used > 0 else None
 
 
 def rms_norm_mistake(case, got):
@@ -81,6 +94,10 @@ def rms_norm_mistake(case, got):
         ("rms_no_gain", {}, lambda: x / np.sqrt(square + eps)),
         ("rms_no_sqrt", {}, lambda: x / (square + eps) * gain),
     ]
+    used = _eps_used(x, gain, got)
+    if used is not None and not np.isclose(used, eps, rtol=1e-2):  # another eps than the one it was given
+        fields = {"eps": f"{eps:g}", "used": f"{used:.2g}"}
+        candidates.append(("rms_eps_ignored", fields, lambda: x / np.sqrt(square + used) * gain))
     return first_match(got, candidates)
 
 
@@ -151,8 +168,9 @@ def run_swiglu_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("swiglu",)):
 
 
 def check_swiglu(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("swiglu",)):
-    """fn: (x, w_gate, w_up, w_down) -> (SiLU(x W_gate) * (x W_up)) W_down. attn_lib.block.swiglu is forbidden
-    (attn_lib.block.silu is allowed). Prints one verdict line; True if every check passed."""
+    """fn: (x, w_gate, w_up, w_down) -> (SiLU(x W_gate) * (x W_up)) W_down. attn_lib.block.swiglu and the GGUF
+    models' attn_lib.models.gguf.arithmetic.feed_forward are forbidden (attn_lib.block.silu is allowed). Prints
+    one verdict line; True if every check passed."""
     lang = None if lang is None else check_language(lang)
     return report(run_swiglu_checks(fn, timeout, forbid), lang)
 
@@ -186,6 +204,10 @@ def _attend(q_t, keys, values, scale=None, tile=False):
 def _decode_step(q_t, k_t, v_t, keys, values):
     keys, values = np.concatenate([keys, k_t[:, None]], axis=1), np.concatenate([values, v_t[:, None]], axis=1)
     return _attend(q_t, keys, values), keys, values
+
+
+# the checkers' own grouped attention (this one's, notebook 12's, notebook 15's): each does the exercise's work
+_HELPERS = (_attend, _grouped, _window_attend)
 
 
 def _judge_decode(case, value, notes):
@@ -237,13 +259,16 @@ def _decode_error(case, exc, passed):
 def run_grouped_decode_step_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("grouped_attention",)):
     """fn: (q_t [h, d_k], k_t [h_kv, d_k], v_t [h_kv, d_v], keys [h_kv, t, d_k], values [h_kv, t, d_v])
     -> (output [h, d_v], keys [h_kv, t + 1, d_k], values [h_kv, t + 1, d_v]). Returns the `Result`."""
-    return run_cases("grouped_decode_step", fn, _decode_cases(), _judge_decode, timeout, _decode_error, forbid)
+    return run_cases(
+        "grouped_decode_step", fn, _decode_cases(), _judge_decode, timeout, _decode_error, forbid, references=_HELPERS
+    )
 
 
 def check_grouped_decode_step(fn, lang=None, timeout=DEFAULT_TIMEOUT, forbid=("grouped_attention",)):
     """fn: one decoding step of grouped-query attention with a KV cache: append the new token's key and value
     to the cache, then let its h query heads attend over all t + 1 positions (query head i with K/V head
-    i // (h / h_kv)). attn_lib's grouped attention and KVCache are forbidden; scaled_dot_product_attention is
+    i // (h / h_kv)). attn_lib's grouped attention (grouped_unchecked too) and KVCache are forbidden, and so,
+    whatever `forbid` says, are the checkers' own grouped-attention helpers; scaled_dot_product_attention is
     allowed. Prints one verdict line; True if every check passed."""
     lang = None if lang is None else check_language(lang)
     return report(run_grouped_decode_step_checks(fn, timeout, forbid), lang)

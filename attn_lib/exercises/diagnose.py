@@ -216,7 +216,9 @@ def _private_references(cases):
     return tuple(fn for fn in functions if getattr(fn, "__name__", "").startswith("_") and hasattr(fn, "__code__"))
 
 
-def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None, forbid=(), in_place=None):
+def run_cases(
+    exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None, forbid=(), in_place=None, references=()
+):
     """Run `fn` on every case, stop at the first failure, and return the `Result`.
 
     judge(case, value, notes) -> Finding or None compares one returned value with case.expected
@@ -224,8 +226,10 @@ def run_cases(exercise, fn, cases, judge, timeout=DEFAULT_TIMEOUT, on_error=None
     None may recognise a typical exception (`passed`: the cases that passed before this one).
     `forbid`: names of attn_lib functions the learner's code must not run (see attn_lib.exercises.forbid).
     `in_place`: the finding's key for a call that changes an array it was given (None: not checked).
+    `references`: the checker's own private helpers that compute the answer's core (a grouped attention the
+    cases' Reference calls), watched like the Reference functions themselves, whatever `forbid` says.
     """
-    watch = Watch(forbid, _private_references(cases))  # checks `forbid` before anything runs
+    watch = Watch(forbid, _private_references(cases) + tuple(references))  # checks `forbid` before anything runs
     timeout = check_timeout(timeout)
     if not callable(fn):
         return Result(False, exercise, "not_callable", {"got": describe(fn)})

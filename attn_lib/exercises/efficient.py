@@ -13,16 +13,18 @@ notebook writes it, print one line, and when the result is wrong, name the class
 import numpy as np
 
 from attn_lib.exercises.compare import as_numbers, difference, matches, wrong_shape
-from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, describe, report, run_cases
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, Reference, describe, report, run_cases
 from attn_lib.i18n import check_language
 
-__all__ = ["check_online_update", "online_update", "run_online_update_checks"]
+__all__ = ["check_online_update", "run_online_update_checks"]
 
 _NAMES = ("m", "ell", "o")
 
 
-def online_update(m, ell, o, s, v):
-    """m [r], ell [r], o [r, d_v], scores s [r, b], values v [b, d_v] -> (m_new, ell_new, o_new): one block.
+def _online_update(m, ell, o, s, v):
+    """The answer, private so that the checker watches it (a learner's update may not call it).
+
+    m [r], ell [r], o [r, d_v], scores s [r, b], values v [b, d_v] -> (m_new, ell_new, o_new): one block.
 
     m_new = max(m, max_j s_j), alpha = exp(m - m_new), ell_new = alpha ell + sum_j exp(s_j - m_new),
     o_new = alpha o + sum_j exp(s_j - m_new) v_j (o stays unnormalised: divide by ell after the last block).
@@ -81,7 +83,7 @@ def _online_cases():
                 s[::2] += 3.0  # some rows get a larger maximum, the others keep theirs
         v = rng.normal(size=(b, d_v))
         shapes = f"m ({r},), ell ({r},), o ({r}, {d_v}), s ({r}, {b}), v ({b}, {d_v})"
-        cases.append(Case(kind, shapes, (m, ell, o, s, v), {}, online_update(m, ell, o, s, v)))
+        cases.append(Case(kind, shapes, (m, ell, o, s, v), {}, Reference(_online_update)))
     return cases
 
 

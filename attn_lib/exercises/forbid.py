@@ -8,7 +8,8 @@ on Python 3.12+ `threading.setprofile_all_threads` for threads already running) 
 object of every Python function entered with the forbidden ones, so `import attn_lib; attn_lib.softmax`,
 `from attn_lib.core import softmax`, an alias, a `functools.partial`, a helper function of the learner's
 or a thread pool that calls it are all seen. The checker's own private answers (`Reference` functions
-such as `attn_lib.exercises.modern._grouped`) are watched the same way, whatever `forbid` says.
+such as `attn_lib.exercises.modern._grouped`, and helpers that compute an answer's core, such as
+`attn_lib.exercises.decoder_parts._attend`) are watched the same way, whatever `forbid` says.
 
 Switching the watch off fails the check: a call of `sys.setprofile` or `threading.setprofile` while it
 runs, or a profile hook that is no longer the watch when the learner's function returns (a profiler
@@ -34,7 +35,7 @@ import threading
 from attn_lib import block, core, dropout, efficient, grouped, multihead, position, sampling, sliding_window
 from attn_lib.exercises import counting_reference
 from attn_lib.models import encoder_decoder, generation, ngram, tiny_model
-from attn_lib.models.gguf import decoder
+from attn_lib.models.gguf import arithmetic, decoder
 from attn_lib.models.minilm import bert
 
 _ATTENTION = (  # every function that computes softmax(q k^T * scale + mask) v
@@ -55,7 +56,8 @@ _DOING_THE_WORK_OF = {
     "multi_head_attention": ("multi_head_attention", "grouped_query_attention", "multi_head_with", "attention_layer"),
     "count_parameters": ("count_parameters",),
     "count_next_tokens": ("count_next_tokens",),  # next_token_distribution calls it, so it is seen too
-    "grouped_attention": ("grouped_attention", "grouped_query_attention", "repeat_kv", "KVCache"),
+    # grouped_unchecked: grouped_attention's arithmetic without its checks, the GGUF models' inner loop
+    "grouped_attention": ("grouped_attention", "grouped_query_attention", "repeat_kv", "KVCache", "grouped_unchecked"),
     "sliding_window_mask": ("sliding_window_mask",),
     "kv_cache_bytes": ("kv_cache_bytes",),
     "apply_temperature": ("apply_temperature", "sampling_distribution", "sample"),  # sample uses it too
@@ -67,7 +69,7 @@ _DOING_THE_WORK_OF = {
     "rope": ("rope", "rope_matrix"),
     "layer_norm": ("layer_norm",),
     "rms_norm": ("rms_norm",),
-    "swiglu": ("swiglu",),
+    "swiglu": ("swiglu", "feed_forward"),  # feed_forward: the GGUF models' SwiGLU (SmolLM2's), threads and all
     "window_counts": ("window_counts",),  # the counting exercise's own reference, public in attn_lib.exercises.counting
     # queries from one sequence, keys and values from another: the formula and notebook 09's model step
     "cross_attention": ("cross_attention", "attention_forward"),
@@ -81,7 +83,13 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(core.__file__)) + os.sep
 
 _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.efficient.": ("tiled_attention", "blocked_attention_with_weights", "KVCache"),
-    "attn_lib.grouped.": ("grouped_attention", "grouped_query_attention", "repeat_kv", "kv_cache_bytes"),
+    "attn_lib.grouped.": (
+        "grouped_attention",
+        "grouped_query_attention",
+        "repeat_kv",
+        "kv_cache_bytes",
+        "grouped_unchecked",
+    ),
     "attn_lib.sliding_window.": ("sliding_window_mask",),
     "attn_lib.models.ngram.": ("count_next_tokens",),
     "attn_lib.sampling.": ("apply_temperature", "top_k_filter", "top_p_filter", "sampling_distribution", "sample"),
@@ -95,6 +103,7 @@ _MODULES = {  # functions outside the package's top level, by module
     "attn_lib.models.encoder_decoder.": ("attention_forward",),
     "attn_lib.dropout.": ("dropout",),
     "attn_lib.models.gguf.decoder.": ("visible",),
+    "attn_lib.models.gguf.arithmetic.": ("feed_forward",),  # not attn_lib.block.feed_forward (GELU, biases)
 }
 
 
@@ -121,6 +130,7 @@ def _public_codes():
         "grouped_attention": (grouped.grouped_attention,),
         "grouped_query_attention": (grouped.grouped_query_attention,),
         "repeat_kv": (grouped.repeat_kv,),
+        "grouped_unchecked": (grouped.grouped_unchecked,),
         "sliding_window_mask": (sliding_window.sliding_window_mask,),
         "kv_cache_bytes": (grouped.kv_cache_bytes,),
         "apply_temperature": (sampling.apply_temperature,),
@@ -139,6 +149,7 @@ def _public_codes():
         "layer_norm": (block.layer_norm, block._layer_norm),
         "rms_norm": (block.rms_norm, block.rms_norm_unchecked),
         "swiglu": (block.swiglu, block._swiglu),
+        "feed_forward": (arithmetic.feed_forward,),
         "window_counts": (counting_reference.window_counts,),
         "cross_attention": (multihead.cross_attention,),
         "attention_forward": (encoder_decoder.attention_forward,),

@@ -14,7 +14,7 @@ import numpy as np
 
 from attn_lib.core import causal_mask
 from attn_lib.exercises.compare import RESULT, as_mask_pattern, same
-from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, report, run_cases
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, Reference, report, run_cases
 from attn_lib.i18n import check_language
 from attn_lib.models.tiny_model import attention_mask
 
@@ -30,9 +30,13 @@ def _hide_cases():
     ]
     cases = []
     for kind, n, hidden in sizes:
-        expected = attention_mask(n, np.array([hidden]))[0, 0]  # [n, n]: the causal mask, column `hidden` off
-        cases.append(Case(kind, f"n = {n}, hidden = {hidden}", (n, hidden), {}, expected))
+        cases.append(Case(kind, f"n = {n}, hidden = {hidden}", (n, hidden), {}, Reference(_hidden)))
     return cases
+
+
+def _hidden(n, hidden):
+    """The answer, from the model's own mask: [n, n], the causal mask with column `hidden` off."""
+    return attention_mask(n, np.array([hidden]))[0, 0]
 
 
 def _judge_hide(case, value, notes):

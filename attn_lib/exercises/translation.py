@@ -216,7 +216,7 @@ def _padding_cases():
     for kind, tokens, pad_id in specs:
         tokens = np.array(tokens, dtype=np.int64)
         shapes = f"tokens {tokens.shape}, pad_id = {pad_id}"
-        cases.append(Case(kind, shapes, (tokens, pad_id), {}, _padding_mask(tokens, pad_id)))
+        cases.append(Case(kind, shapes, (tokens, pad_id), {}, Reference(_padding_mask)))
     return cases
 
 

@@ -321,4 +321,13 @@ STRINGS = {
         "这是加性形式（0 与 −inf）。本练习要的是布尔掩码，True 表示可以关注；attn_lib.additive_mask"
         " 会把它转换成加性形式。",
     ),
+    # RMSNorm's eps (check_rms_norm; its other words are in exercises_language_model)
+    "exercises.rms_eps_ignored": (
+        "Your function ignores the eps it is given: with eps = {eps} it computed as if eps were {used}. Use the"
+        " eps argument, x / sqrt(mean(x²) + eps) * gain: models differ (SmolLM2 uses 1e-5, Gemma 3 1e-6), and on"
+        " rows this small eps changes the result.",
+        "你的函数没有用传进来的 eps：给的是 eps = {eps}，它算出来的结果却相当于 eps = {used}。请用参数 eps，"
+        "x / sqrt(mean(x²) + eps) * gain：不同模型的 eps 不一样（SmolLM2 用 1e-5，Gemma 3 用 1e-6），"
+        "行里的数值这么小时，eps 会改变结果。",
+    ),
 }
