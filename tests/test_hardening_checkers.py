@@ -18,7 +18,7 @@ import pytest
 from checker_helpers import rendered
 
 from attn_lib import exercises as ex
-from attn_lib.exercises import budget, decoder_parts, efficient, gemma, modern, training, translation
+from attn_lib.exercises import budget, decoder_parts, efficient, gemma, generation, modern, training, translation
 from attn_lib.exercises.diagnose import Case, Reference
 from attn_lib.grouped import grouped_unchecked
 from attn_lib.models.gguf.arithmetic import feed_forward
@@ -159,6 +159,10 @@ ANSWERED_BEFORE_THE_CALL = [
     ex.run_padding_mask_checks,  # notebook 09
     ex.run_online_update_checks,  # notebook 11
     ex.run_conversations_checks,  # notebook 12
+    ex.run_temperature_checks,  # notebook 13
+    ex.run_top_k_checks,
+    ex.run_top_p_checks,
+    ex.run_cached_generation_checks,
 ]
 
 
@@ -172,7 +176,16 @@ def test_a_function_that_looks_for_the_answer_finds_none(run, cheat):
 
 @pytest.mark.parametrize(
     "cases",
-    [training._hide_cases, translation._padding_cases, efficient._online_cases, budget._budget_cases],
+    [
+        training._hide_cases,
+        translation._padding_cases,
+        efficient._online_cases,
+        budget._budget_cases,
+        generation._temperature_cases,
+        generation._top_k_cases,
+        generation._top_p_cases,
+        generation._generation_cases,
+    ],
     ids=lambda cases: cases.__module__,
 )
 def test_every_case_holds_a_recipe_not_an_answer(cases):
@@ -220,3 +233,12 @@ def test_a_function_that_uses_the_eps_it_is_given_passes():
         return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps) * gain
 
     assert ex.run_rms_norm_checks(rms).ok
+
+
+def test_the_qk_norm_cases_vary_eps_and_a_fixed_eps_is_named():
+    cases = gemma._qk_cases()
+    assert len({case.args[2] for case in cases}) == 3, [case.args[2] for case in cases]
+    result = ex.run_qk_norm_checks(rms_with_its_own_eps(1e-6))
+    assert not result.ok and result.key == "rms_eps_ignored", result.verdict("en")
+    for lang in ("en", "zh"):
+        assert "0.01" in result.verdict(lang) and "1e-06" in result.verdict(lang), result.verdict(lang)

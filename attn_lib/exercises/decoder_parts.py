@@ -32,6 +32,7 @@ from attn_lib.exercises.compare import (
 )
 from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Reference, error_text, report, run_cases
 from attn_lib.exercises.gemma import _attend as _window_attend
+from attn_lib.exercises.mistakes import eps_ignored
 from attn_lib.exercises.modern import _grouped
 from attn_lib.i18n import check_language
 
@@ -69,16 +70,6 @@ def _rms_cases():
     return cases
 
 
-def _eps_used(x, gain, got):
-    """The eps a result of x / sqrt(mean(x^2) + eps) * gain was computed with, read off its largest entry; or None."""
-    scaled = x * gain
-    i = np.unravel_index(np.argmax(np.abs(scaled)), x.shape)
-    if scaled[i] == 0 or not np.isfinite(got[i]) or got[i] == 0:
-        return None
-    used = (scaled[i] / got[i]) ** 2 - (x * x).mean(axis=-1)[i[:-1]]
-    return float(used) if used > 0 else None
-
-
 def rms_norm_mistake(case, got):
     """Which wrong RMSNorm `got` is, as a Finding, or None."""
     x, gain, eps = case.args
@@ -94,11 +85,7 @@ def rms_norm_mistake(case, got):
         ("rms_no_gain", {}, lambda: x / np.sqrt(square + eps)),
         ("rms_no_sqrt", {}, lambda: x / (square + eps) * gain),
     ]
-    used = _eps_used(x, gain, got)
-    if used is not None and not np.isclose(used, eps, rtol=1e-2):  # another eps than the one it was given
-        fields = {"eps": f"{eps:g}", "used": f"{used:.2g}"}
-        candidates.append(("rms_eps_ignored", fields, lambda: x / np.sqrt(square + used) * gain))
-    return first_match(got, candidates)
+    return first_match(got, candidates + eps_ignored(x, gain, eps, got))
 
 
 @numbers_judge

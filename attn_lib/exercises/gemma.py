@@ -20,10 +20,10 @@ inputs whose sizes all differ, print one line, and when the result is wrong, nam
                      window's mask: the rolling cache must give the same numbers.
 
 eps inside or outside the square root (QK-norm): on q and k of the size they have in the model (a root mean square
-of about 1 or more) the two differ by about eps / RMS = 1e-6 relative, far below the checker's tolerance (1e-4), so
-those cases accept both, and rightly: no logit of the model could tell them apart. One case holds a head of tiny
-vectors (mean(x²) = eps), where they differ by a third; there eps outside fails with its own diagnosis, because the
-formula has it inside. So does notebook 14's check_rms_norm.
+of about 1 or more) the two differ by about eps / RMS (1e-5 or less) relative, below the checker's tolerance (1e-4),
+so those cases accept both, and rightly: no logit of the model could tell them apart. One case holds a head of tiny
+vectors (mean(x²) = eps = 0.01; eps differs from case to case), where they differ by about 30 %: there eps outside,
+or an eps of one's own instead of the one given, fails with its own diagnosis. So does notebook 14's check_rms_norm.
 """
 
 from functools import partial
@@ -48,6 +48,7 @@ from attn_lib.exercises.compare import (
     wrong_shape,
 )
 from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Reference, error_text, report, run_cases
+from attn_lib.exercises.mistakes import eps_ignored
 from attn_lib.i18n import check_language
 
 __all__ = [
@@ -74,16 +75,16 @@ def _qk_norm(x, gain, eps=QK_EPS):
 def _qk_cases():
     rng = np.random.default_rng(31)
     specs = [  # (kind, x): a mean far from 0 (subtracting it shows), heads, positions and features all different
-        ("case_qk_query_heads", rng.normal(1.5, 2.0, (4, 5, 8))),
-        ("case_qk_key_head", rng.normal(-1.0, 3.0, (1, 6, 7))),  # Gemma's one key head
-        ("case_qk_tiny", rng.normal(0.0, 1e-3, (2, 3, 6))),  # mean(x²) = eps: where eps goes shows
-    ]
+        ("case_qk_query_heads", rng.normal(1.5, 2.0, (4, 5, 8)), QK_EPS),
+        ("case_qk_key_head", rng.normal(-1.0, 3.0, (1, 6, 7)), 1e-5),  # Gemma's one key head; SmolLM2's eps
+        ("case_qk_tiny", rng.normal(0.0, 0.1, (2, 3, 6)), 1e-2),  # mean(x²) = eps: where eps goes, and which, shows
+    ]  # eps differs from case to case, so a function that ignores the eps it is given fails (in the tiny case)
     cases = []
-    for kind, x in specs:
+    for kind, x, eps in specs:
         d = x.shape[-1]
         gain = 1 + 0.5 * rng.standard_normal(d)  # as in the model file: the 1 already included
-        shapes = f"x {x.shape}, gain ({d},), eps = {QK_EPS:g}"
-        cases.append(Case(kind, shapes, (x, gain, QK_EPS), {}, Reference(_qk_norm)))
+        shapes = f"x {x.shape}, gain ({d},), eps = {eps:g}"
+        cases.append(Case(kind, shapes, (x, gain, eps), {}, Reference(_qk_norm)))
     return cases
 
 
@@ -106,7 +107,7 @@ def qk_norm_mistake(case, got):
         ("qk_norm_one_plus_gain", {}, lambda: normed(-1) * (1 + gain)),
         ("rms_eps_outside", {}, lambda: normed(-1, eps_outside=True) * gain),
     ]
-    return first_match(got, candidates)
+    return first_match(got, candidates + eps_ignored(x, gain, eps, got))
 
 
 @numbers_judge

@@ -32,7 +32,7 @@ from attn_lib.exercises.compare import (
     matches,
     numbers_judge,
 )
-from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, report, run_cases
+from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, Finding, Reference, report, resolved, run_cases
 from attn_lib.exercises.mistakes import softmax_mistake
 from attn_lib.i18n import check_language
 from attn_lib.models.generation import cached_step, generate
@@ -84,7 +84,12 @@ def _temperature_cases():
         ("case_batch", rng.normal(0.0, 2.0, (3, 5)), 1.6),
         ("case_temp_rows_apart", _exact32(np.array([[500.0], [-500.0]]) + rng.normal(0.0, 1.5, (2, 6))), 0.5),
     ]  # rows_apart: logits / T around +1000 and -1000; one maximum for the whole batch leaves the low row 0 / 0
-    return [Case(kind, f"logits {x.shape}, T = {t:g}", (x, t), {}, softmax(x / t)) for kind, x, t in specs]
+    return [Case(kind, f"logits {x.shape}, T = {t:g}", (x, t), {}, Reference(_tempered)) for kind, x, t in specs]
+
+
+def _tempered(z, temperature):
+    """The answer, computed once the learner's call has returned: softmax(z / T)."""
+    return softmax(z / temperature)
 
 
 @numbers_judge
@@ -151,8 +156,13 @@ def _top_k_cases():
     cases = []
     for kind, z, k in specs:
         shown = f"1000 + {_values_text(z - 1000.0)}" if z.max() > EXP_OVERFLOW else _values_text(z)
-        cases.append(Case(kind, f"logits {shown}, k = {k}", (z, k), {}, _renormalised(z, z >= np.sort(z)[-k])))
+        cases.append(Case(kind, f"logits {shown}, k = {k}", (z, k), {}, Reference(_top_k_answer)))
     return cases
+
+
+def _top_k_answer(z, k):
+    """The answer: the softmax over every token whose logit is at least the k-th largest, 0 elsewhere."""
+    return _renormalised(z, z >= np.sort(z)[-k])
 
 
 @numbers_judge
@@ -204,14 +214,15 @@ def _top_p_cases():
         ("case_topp_wide", wide + 1000.0, 0.83),  # past EXP_OVERFLOW: a softmax without the max subtracted overflows
         ("case_topp_all", z, 1.0),
     ]
-    cases = []
-    for kind, logits, p in specs:
-        ranked = np.sort(softmax(logits))[::-1]
-        ahead = np.cumsum(ranked) - ranked
-        keep = softmax(logits) >= ranked[(ahead < p).sum() - 1]
-        cases.append(Case(kind, f"probabilities {_values_text(np.round(softmax(logits), 3))}, p = {fmt(p)}",
-                          (logits, p), {}, _renormalised(logits, keep)))  # fmt: skip
-    return cases
+    return [Case(kind, f"probabilities {_values_text(np.round(softmax(logits), 3))}, p = {fmt(p)}", (logits, p), {},
+                 Reference(_top_p_answer)) for kind, logits, p in specs]  # fmt: skip
+
+
+def _top_p_answer(logits, p):
+    """The answer: the most likely tokens until their mass reaches p (the crossing one kept), renormalised."""
+    ranked = np.sort(softmax(logits))[::-1]
+    ahead = np.cumsum(ranked) - ranked
+    return _renormalised(logits, softmax(logits) >= ranked[(ahead < p).sum() - 1])
 
 
 def _top_p_keeps(z, p):
@@ -292,15 +303,21 @@ class RecordingStep:
         return self._step(ids, int(start) if isinstance(start, (int, np.integer)) else start)
 
 
+def _params():
+    return init_params(_MODEL, seed=21, dtype=np.float64)
+
+
 def _generation_cases():
-    params = init_params(_MODEL, seed=21, dtype=np.float64)
+    params = _params()
     specs = [("case_gen_prompt", [1, 5, 7], 5), ("case_gen_bos", [1], 7), ("case_gen_long", [1, 3, 9, 2], 9)]
-    cases = []
-    for kind, prompt, n_new in specs:
-        expected, _ = generate(params, _MODEL, np.array(prompt), greedy, max_new=n_new)
-        cases.append(Case(kind, f"prompt {prompt}, n_new = {n_new}", (RecordingStep(params, _MODEL), prompt, n_new),
-                          {}, expected))  # fmt: skip
-    return cases
+    return [Case(kind, f"prompt {prompt}, n_new = {n_new}", (RecordingStep(params, _MODEL), prompt, n_new), {},
+                 Reference(_greedy_ids)) for kind, prompt, n_new in specs]  # fmt: skip
+
+
+def _greedy_ids(step, prompt, n_new):
+    """The answer: the prompt and n_new greedy tokens from the same model, written without the learner's step."""
+    ids, _ = generate(_params(), _MODEL, np.array(prompt), greedy, max_new=n_new)
+    return ids
 
 
 def _calls_mistake(case):
@@ -350,7 +367,7 @@ def _judge_generation(case, value, notes):
 def _generation_error(case, exc, passed):
     if isinstance(exc, StepArgumentError):
         return Finding("gen_step_ids", {"got": exc.got})
-    return _calls_mistake(case)
+    return _calls_mistake(resolved(case))
 
 
 def run_cached_generation_checks(fn, timeout=DEFAULT_TIMEOUT, forbid=("generate",)):

@@ -216,3 +216,25 @@ def mha_variant(x, w_q, w_k, w_v, w_o, h, mask, scale=None, split=split_heads, u
     weights = softmax(masked(scores, mask))  # [..., h, n, n]
     output = merge_heads(weights @ v)  # [..., h, n, d_k] -> [..., n, d_model]
     return (output @ w_o if use_w_o else output), weights
+
+
+# --- RMSNorm: an eps of one's own --------------------------------------------------------------------------
+
+
+def _eps_used(x, gain, got):
+    """The eps a result of x / sqrt(mean(x^2) + eps) * gain was computed with, read off its largest entry; or None."""
+    scaled = x * gain
+    i = np.unravel_index(np.argmax(np.abs(scaled)), x.shape)
+    if scaled[i] == 0 or not np.isfinite(got[i]) or got[i] == 0:
+        return None
+    used = (scaled[i] / got[i]) ** 2 - (x * x).mean(axis=-1)[i[:-1]]
+    return float(used) if used > 0 else None
+
+
+def eps_ignored(x, gain, eps, got):
+    """[("rms_eps_ignored", ...)]: `got` is x RMS-normed over its last axis with another eps than `eps`; else []."""
+    used = _eps_used(x, gain, got)
+    if used is None or np.isclose(used, eps, rtol=1e-2):
+        return []
+    square = (x * x).mean(axis=-1, keepdims=True)
+    return [("rms_eps_ignored", {"eps": f"{eps:g}", "used": f"{used:.2g}"}, lambda: x / np.sqrt(square + used) * gain)]
