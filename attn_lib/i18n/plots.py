@@ -115,4 +115,9 @@ STRINGS = {
     ),
     "vectors.component": ("component {i}", "第 {i} 个分量"),
     "vectors.arrows_title": ("the query and the keys as arrows", "把查询和键画成箭头"),
+    "positions.position": ("position", "位置"),
+    "positions.feature": ("feature", "特征"),
+    "positions.position_i": ("position i", "位置 i"),
+    "positions.position_j": ("position j", "位置 j"),
+    "positions.cosine_title": ("cosine of p_i and p_j", "p_i 与 p_j 的余弦相似度"),
 }
