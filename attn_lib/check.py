@@ -53,7 +53,7 @@ LIBRARIES = (
     ("gguf", "0.10"),
 )
 #: The notebook that reads each model the set-up command fetches.
-MODEL_NOTEBOOKS = ((fetch.MINILM, 10), (fetch.SMOLLM2, 14), (fetch.GEMMA3, 15))
+MODEL_NOTEBOOKS = ((fetch.MINILM, (7, 10)), (fetch.SMOLLM2, (14,)), (fetch.GEMMA3, (15,)))  # a model, its notebooks
 REASON_LIMIT = 200  # characters of an error's first line quoted in a check's line
 #: Warnings a check's drawing may give that the font check's line already reports: matplotlib's for a glyph the font
 #: lacks, and attn_lib.pictures.heatmaps' when there is no CJK font at all (as regular expressions: warnings' filters)
@@ -141,11 +141,19 @@ def check_font(lang=None, family=None):
     return True, t("check.font", lang, family=name, count=len(characters))
 
 
-def check_model(lang=None, find=fetch.find_model_files, spec=None, number=10):
-    """(ok, line): the model files of notebook `number` (`spec`: fetch.MINILM by default) are where the course
-    looks, with their pinned checksums."""
+def _notebooks(numbers, lang):
+    """(7, 10) -> "notebook 07 and notebook 10" / "第 7 课和第 10 课"."""
+    return t("check.and", lang).join(t("check.notebook", lang, number=n) for n in numbers)
+
+
+def check_model(lang=None, find=fetch.find_model_files, spec=None, number=None):
+    """(ok, line): the model files of the notebooks `number` (an int or a tuple; `spec`: fetch.MINILM by default,
+    numbers: those MODEL_NOTEBOOKS gives the model) are where the course looks, with their pinned checksums."""
     spec = fetch.MINILM if spec is None else spec
-    said = {"number": number, "model": spec.model}
+    if number is None:
+        number = next((numbers for known, numbers in MODEL_NOTEBOOKS if known is spec), ())
+    numbers = (number,) if isinstance(number, int) else tuple(number)
+    said = {"notebooks": _notebooks(numbers, lang), "model": spec.model}
     try:
         folder = find(download=False, verify=True, spec=spec)
     except fetch.ModelChecksumError as exc:  # a damaged file: fetching again would find it and stop

@@ -53,7 +53,9 @@ def test_missing_model_files_fail_with_the_command_that_fetches_them(tmp_path, m
     assert not ok and "python -m attn_lib.models.fetch" in line
     assert not any(tmp_path.rglob("*.safetensors")), "the check must not fetch anything"
     ok, line = check.check_model(lang="zh")
-    assert not ok and "缺少第 10 课要用的 all-MiniLM-L6-v2 模型文件" in line
+    assert not ok and "缺少第 7 课和第 10 课要用的 all-MiniLM-L6-v2 模型文件" in line, line
+    ok, line = check.check_model(lang="en")
+    assert not ok and "the model files of notebook 07 and notebook 10 (all-MiniLM-L6-v2) are missing" in line, line
     ok, line = check.check_model(lang="en", spec=fetch.SMOLLM2, number=14)
     assert not ok and "notebook 14 (SmolLM2-135M-Instruct) are missing" in line
     assert not any(tmp_path.rglob("*.gguf")), "the check must not fetch anything"

@@ -41,18 +41,20 @@ STRINGS = {
         " `python -m pip install -r requirements.txt`（或者安装一种中文字体，例如 {example}）",
     ),
     "check.model": (
-        "the model files of notebook {number:02d} ({model}) are in {folder} ({count} file(s), checksums verified)",
-        "第 {number} 课要用的 {model} 模型文件在 {folder}（共 {count} 个，校验和无误）",
+        "the model files of {notebooks} ({model}) are in {folder} ({count} file(s), checksums verified)",
+        "{notebooks}要用的 {model} 模型文件在 {folder}（共 {count} 个，校验和无误）",
     ),
     "check.model_missing": (
-        "the model files of notebook {number:02d} ({model}) are missing ({reason}): run"
+        "the model files of {notebooks} ({model}) are missing ({reason}): run"
         " `python -m attn_lib.models.fetch` once while online",
-        "缺少第 {number} 课要用的 {model} 模型文件（{reason}）：请在能联网时运行一次 `python -m attn_lib.models.fetch`",
+        "缺少{notebooks}要用的 {model} 模型文件（{reason}）：请在能联网时运行一次 `python -m attn_lib.models.fetch`",
     ),
+    "check.notebook": ("notebook {number:02d}", "第 {number} 课"),
+    "check.and": (" and ", "和"),
     "check.model_damaged": (
-        "a model file of notebook {number:02d} ({model}) is damaged ({reason}): delete the folder {folder}, then run"
+        "a model file of {notebooks} ({model}) is damaged ({reason}): delete the folder {folder}, then run"
         " `python -m attn_lib.models.fetch` once while online",
-        "第 {number} 课要用的 {model} 模型文件已损坏（{reason}）：请删除文件夹 {folder}，然后在能联网时运行一次"
+        "{notebooks}要用的 {model} 模型文件已损坏（{reason}）：请删除文件夹 {folder}，然后在能联网时运行一次"
         " `python -m attn_lib.models.fetch`",
     ),
     "check.widget": (
