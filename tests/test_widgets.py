@@ -403,9 +403,15 @@ def test_the_d_k_widget_rows_never_all_pick_one_key(english, scale):
         w.controls["d_k"].value = d_k
         assert w.state["error"] is None
         assert len(set(w.state["weights"].argmax(axis=-1).tolist())) > 1, (d_k, scale, w.state["weights"])
-    assert "the longest, 吃" in w.info.value and "notebook 02" in w.info.value
+    assert "notebook 02" in w.info.value and "鱼 at most d_k up to 64, 吃 from 128 on" in w.info.value
     zh = dk_widget(lang="zh")
-    assert "最长的“吃”" in zh.info.value
+    assert "d_k 不超过 64 时多是“鱼”，从 128 起是“吃”" in zh.info.value
+    # the note's claim about the article's raw X, computed: the key that all three rows pick, at each d_k
+    raw = examples.cat_weights(examples.CAT_EMBEDDINGS, [examples.CAT_SEED])[:, 0].argmax(axis=-1)  # [d_ks, 3]
+    shared = {d_k: set(examples.CAT_TOKENS[j] for j in row) for d_k, row in zip(examples.CAT_D_KS, raw, strict=True)}
+    small = [d_k for d_k in examples.CAT_D_KS if d_k <= 64]
+    assert sum(shared[d_k] == {"鱼"} for d_k in small) > len(small) / 2, shared
+    assert all(shared[d_k] == {"吃"} for d_k in examples.CAT_D_KS if d_k >= 128), shared
 
 
 # --- what a static reader sees -------------------------------------------------------------------

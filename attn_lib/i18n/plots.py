@@ -115,6 +115,28 @@ STRINGS = {
     ),
     "vectors.component": ("component {i}", "第 {i} 个分量"),
     "vectors.arrows_title": ("the query and the keys as arrows", "把查询和键画成箭头"),
+    "scores.terms_title": (
+        "One score, feature by feature: q · k = Σ q_i k_i, then divided by √d_k",
+        "把一个分数按特征拆开：q · k = Σ q_i k_i，再除以 √d_k",
+    ),
+    "scores.terms_panel": (
+        "query {q_token}, key {k_token}, d_k = {d_k}: score {score}",
+        "查询“{q_token}”、键“{k_token}”，d_k = {d_k}：分数 {score}",
+    ),
+    "scores.feature": (
+        "feature i of q and k (then their sum Σ, and Σ ÷ √d_k)",
+        "q 和 k 的第 i 个特征（最后是总和 Σ 和 Σ ÷ √d_k）",
+    ),
+    "scores.term": ("the product q_i k_i", "乘积 q_i k_i"),
+    "scores.positive": ("a positive product", "正的乘积"),
+    "scores.negative": ("a negative product", "负的乘积"),
+    "scores.jacobian_title": (
+        "The softmax's gradient: ∂p_i/∂s_j = p_i (δ_ij − p_j)",
+        "softmax 的梯度：∂p_i/∂s_j = p_i (δ_ij − p_j)",
+    ),
+    "scores.nudged": ("the score s_j that is nudged", "稍微调大的分数 s_j"),
+    "scores.weight_i": ("the weight p_i that moves", "随之变化的权重 p_i"),
+    "scores.largest_weight": ("largest weight {weight:.2f}", "最大权重 {weight:.2f}"),
     "positions.position": ("position", "位置"),
     "positions.feature": ("feature", "特征"),
     "positions.position_i": ("position i", "位置 i"),

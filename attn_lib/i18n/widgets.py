@@ -31,13 +31,15 @@ STRINGS = {
     "widgets.dk_note": (
         "Without the division by √d_k the scores spread out as d_k grows (their variance is about d_k), so at"
         " large d_k each row gives almost all its weight to its largest score. A dot product is alignment ×"
-        " length (notebook 02), so long keys tend to win: with the article's raw embeddings, which all point the"
-        " same way, every row of 猫吃鱼 would pick the same key, the longest, 吃. The course standardises the"
-        " embeddings over the tokens first (notebook 04), so that no key can win every row, at any d_k.",
+        " length (notebook 02): with the article's raw embeddings, which all point the same way, the three rows"
+        " of 猫吃鱼 would mostly pick one shared key (for the course's seed: 鱼 at most d_k up to 64, 吃 from 128"
+        " on). The course standardises the embeddings over the tokens first (notebook 04), so that no key can"
+        " win every row, at any d_k.",
         "不除以 √d_k 时，d_k 越大，分数越分散（方差约为 d_k），所以 d_k 很大时，每一行几乎把全部权重都给了"
-        "自己最大的那个分数。点积等于方向对齐程度乘以长度（第 2 课），长的键更容易胜出：如果直接用文章原来的"
-        "嵌入向量，三个向量几乎指向同一个方向，“猫吃鱼”的每一行都会选中同一个键，也就是最长的“吃”。"
-        "课程先把嵌入向量在词元之间标准化（第 4 课），这样无论 d_k 取多少，都不会有一个键在每一行都胜出。",
+        "自己最大的那个分数。点积等于方向对齐程度乘以长度（第 2 课）：如果直接用文章原来的嵌入向量，三个向量"
+        "几乎指向同一个方向，“猫吃鱼”的三行多半会选中同一个键（课程的种子下：d_k 不超过 64 时多是“鱼”，"
+        "从 128 起是“吃”）。课程先把嵌入向量在词元之间标准化（第 4 课），这样无论 d_k 取多少，都不会有一个键"
+        "在每一行都胜出。",
     ),
     "widgets.sample_line": (
         "Var(q·k) over {n} random pairs of unit-variance vectors with d_k = {d_k}: {var:.2f} (expected about"

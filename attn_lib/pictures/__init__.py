@@ -9,6 +9,7 @@ the CJK font that `use_cjk_font` picks. The modules, by what they draw:
     model_diagrams  the diagrams of notebooks 07-11 (the block, cross-attention, the tiny model, the KV cache)
     modern_diagrams the diagrams of notebook 12 (shared key/value heads, the sliding window)
     vectors         2-D vectors as arrows: a dot product as alignment x length (notebook 02)
+    score_plots     one score feature by feature, the softmax Jacobian as a heatmap (notebook 04)
     position_tables position tables side by side: their rows, and the cosine of every pair (notebook 07)
     training_plots  the tiny trained model of notebook 08: where the blank looks, training, ablation, seeds
     translation_plots notebook 09: the encoder–decoder, its three masks, learned alignments, seeds
@@ -63,6 +64,7 @@ from attn_lib.pictures.model_diagrams import (
 )
 from attn_lib.pictures.modern_diagrams import draw_kv_sharing, draw_sliding_window_layers
 from attn_lib.pictures.position_tables import plot_position_tables
+from attn_lib.pictures.score_plots import plot_score_terms, plot_softmax_jacobian
 from attn_lib.pictures.training_plots import (
     plot_ablation,
     plot_blank_attention,
@@ -110,6 +112,8 @@ __all__ = [
     "draw_kv_sharing",
     "draw_sliding_window_layers",
     "plot_dot_products",
+    "plot_score_terms",
+    "plot_softmax_jacobian",
     "plot_position_tables",
     "plot_blank_attention",
     "plot_training",
