@@ -16,10 +16,10 @@ from attn_lib.i18n import t
 # --- learner-style code -----------------------------------------------------------------------------
 
 
-def learner_rms(x, gain, eps=1e-5, axis=-1, centre=False, eps_outside=False, use_gain=True, root=True):
+def learner_rms(x, gain, eps=1e-5, axis=-1, centre=False, eps_outside=False, use_gain=True, root=True, total=False):
     if centre:
         x = x - x.mean(axis=axis, keepdims=True)
-    square = (x * x).mean(axis=axis, keepdims=True)
+    square = (x * x).sum(axis=axis, keepdims=True) if total else (x * x).mean(axis=axis, keepdims=True)
     if eps_outside:
         scale = np.sqrt(square) + eps
     else:
@@ -66,6 +66,8 @@ WRONG = [
     ("rms_norm", "rms_no_sqrt", lambda x, g, eps: learner_rms(x, g, eps, root=False)),
     ("rms_norm", "rms_eps_missing", lambda x, g, eps: learner_rms(x, g, 0.0)),
     ("rms_norm", "rms_eps_ignored", lambda x, g, eps: learner_rms(x, g, 1e-5)),  # its own eps, not the one given
+    ("rms_norm", "rms_l2_norm", lambda x, g, eps: learner_rms(x, g, eps, total=True)),  # x / ||x||_2, eps inside
+    ("rms_norm", "rms_l2_norm", lambda x, g, eps: x / np.linalg.norm(x, axis=-1, keepdims=True) * g),
     ("rms_norm", "wrong_values", lambda x, g, eps: learner_rms(x, g, eps) + 0.1),
     ("swiglu", "swiglu_swapped", lambda x, wg, wu, wd: learner_swiglu(x, wg, wu, wd, swap=True)),
     ("swiglu", "swiglu_gelu", lambda x, wg, wu, wd: learner_swiglu(x, wg, wu, wd, act=gelu)),
@@ -150,3 +152,12 @@ def test_the_diagnoses_name_the_case_that_shows_the_mistake():
     assert ex.run_swiglu_checks(lambda *a: None).key == "not_implemented"
     with pytest.raises(ValueError, match="lang='fr'"):
         ex.check_rms_norm(learner_rms, lang="fr")
+
+
+def test_the_l2_norm_is_told_apart_by_its_factor_sqrt_d():
+    # x / ||x||_2 is RMSNorm divided by sqrt(d): the verdict names the norm and the factor of the failing case
+    result = ex.run_rms_norm_checks(lambda x, g, eps: learner_rms(x, g, eps, total=True))
+    d = result.case.args[0].shape[-1]
+    assert result.fields == {"d": d, "sqrt_d": f"{np.sqrt(d):.3f}"}
+    assert f"√d = {np.sqrt(d):.3f} times too small" in result.verdict("en")
+    assert f"1/√d = 1/{np.sqrt(d):.3f}" in result.verdict("zh")

@@ -5,6 +5,8 @@ Correct learner-style code passes (float32 too); attn_lib's own samplers and gen
 key next to it (test_exercises.py counts these keys when it asks that every diagnosis is reached).
 """
 
+import re
+
 import numpy as np
 import pytest
 from checker_helpers import assert_diagnosed, plain_softmax, stable_softmax
@@ -216,3 +218,24 @@ def test_a_wrong_call_to_step_is_named_in_both_languages_and_stubs_too():
     assert ex.run_top_p_checks(lambda z, p: None).key == "not_implemented"
     with pytest.raises(ValueError, match="lang='fr'"):
         ex.check_top_k(learner_top_k, lang="fr")
+
+
+NUMPY_REPR = re.compile(r"np\.(?:float|int|uint|bool|str)\w*\(|array\(|dtype=")
+PLAIN = [  # mistakes whose verdicts print the learner's own values: a shape, a bare numpy token
+    ("top_k", lambda z, k: np.ones(3)),
+    ("top_p", lambda z, p: np.float64(p)),
+    ("cached_generation", lambda s, pr, n: s(np.asarray(pr)[-1], 0)),  # np.int64(7), not [7]
+]
+
+
+@pytest.mark.parametrize(
+    ("exercise", "fn"),
+    [(e, fn) for e, _, fn in WRONG] + PLAIN,
+    ids=[f"{e}-{k}" for e, k, _ in WRONG] + ["shape", "scalar", "token"],
+)
+def test_the_verdicts_print_plain_numbers_not_numpy_reprs(exercise, fn):
+    """numpy 2 writes a scalar as np.float64(0.05): every verdict writes 0.05, in both languages (review N14)."""
+    result = RUN[exercise](fn)
+    assert not result.ok
+    for lang in ("en", "zh"):
+        assert not NUMPY_REPR.search(result.verdict(lang)), result.verdict(lang)

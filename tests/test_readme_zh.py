@@ -32,7 +32,7 @@ SECTIONS = [
     (3, "Coming from PyTorch", "从 PyTorch 转过来的读者请注意"),
     (2, "Contributing", "参与贡献"),
     (2, "Versions and measurements", "版本与测量"),
-    (3, "Measured (2 cores, no GPU, 2026-11-30 to 2026-12-02)", "测量结果（2 核，无 GPU，2026-11-30 至 2026-12-02）"),
+    (3, "Measured (2 cores, no GPU, 2026-11-30 to 2026-12-05)", "测量结果（2 核，无 GPU，2026-11-30 至 2026-12-05）"),
 ]
 MEASUREMENTS = {"en": "Versions and measurements", "zh": "版本与测量"}
 

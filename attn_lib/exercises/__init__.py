@@ -32,7 +32,7 @@ One module per notebook or topic, and the machinery beside them:
     attention   notebooks 04-05: softmax, the scaled scores, the whole formula, the causal mask, attention
     multihead   notebook 06: split the heads, multi-head attention, the parameter count
     position    notebook 07: the sinusoidal table, attention with RoPE, layer norm
-    training    notebook 08: the ablation mask that hides one token
+    training    notebook 08: the ablation mask that hides one token, the accuracy with a token hidden
     translation notebook 09: one head of cross-attention, the padding mask, attention dropout
     capstone    notebook 10: your attention function inside the real model
     efficient   notebook 11: one update of the online softmax
@@ -150,7 +150,9 @@ from attn_lib.exercises.position import (
     run_sinusoidal_encoding_checks,
 )
 from attn_lib.exercises.training import (
+    check_ablation_accuracy,
     check_hide_mask,
+    run_ablation_accuracy_checks,
     run_hide_mask_checks,
 )
 from attn_lib.exercises.translation import (
@@ -215,6 +217,8 @@ __all__ = [
     "run_cached_generation_checks",
     "check_hide_mask",
     "run_hide_mask_checks",
+    "check_ablation_accuracy",
+    "run_ablation_accuracy_checks",
     "check_cross_attention",
     "check_padding_mask",
     "check_attention_dropout",

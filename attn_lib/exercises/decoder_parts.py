@@ -6,8 +6,9 @@ compare it with the classic wrong versions and name the one it matches:
 
     RMSNorm        the mean subtracted (that is LayerNorm without beta), eps added outside the square root,
                    over the wrong axis (the tokens), the gain left out, the mean square not square-rooted,
-                   no eps at all (NaN on a token of zeros), an eps of its own instead of the one given (the
-                   cases pass 1e-5, 1e-6 and 1e-2)
+                   no eps at all (NaN on a token of zeros), x / ||x||_2 (the sum of the squares, not their
+                   mean: off by √d), an eps of its own instead of the one given (the cases pass 1e-5, 1e-6
+                   and 1e-2)
     SwiGLU         the gate and up projections swapped, GELU (or a plain sigmoid) in place of SiLU, SiLU
                    applied after the product instead of to the gate alone
     decode step    the new key and value not appended before attending, the cache returned without them,
@@ -77,6 +78,8 @@ def rms_norm_mistake(case, got):
         return Finding("rms_eps_missing")
     square = (x * x).mean(axis=-1, keepdims=True)
     centred = x - x.mean(axis=-1, keepdims=True)
+    d = x.shape[-1]
+    l2 = {"d": d, "sqrt_d": fmt(np.sqrt(d))}
     candidates = [
         ("rms_mean_subtracted", {}, lambda: centred / np.sqrt((centred**2).mean(axis=-1, keepdims=True) + eps) * gain),
         ("rms_eps_outside", {}, lambda: x / (np.sqrt(square) + eps) * gain),
@@ -84,6 +87,9 @@ def rms_norm_mistake(case, got):
         ("rms_wrong_axis", {}, lambda: x / np.sqrt((x * x).mean(axis=-2, keepdims=True) + eps) * gain),
         ("rms_no_gain", {}, lambda: x / np.sqrt(square + eps)),
         ("rms_no_sqrt", {}, lambda: x / (square + eps) * gain),
+        # x / ||x||_2: the sum of the squares instead of their mean, off by sqrt(d) (eps inside, or no eps at all)
+        ("rms_l2_norm", l2, lambda: x / np.sqrt(d * square + eps) * gain),
+        ("rms_l2_norm", l2, lambda: x / np.linalg.norm(x, axis=-1, keepdims=True) * gain),
     ]
     return first_match(got, candidates + eps_ignored(x, gain, eps, got))
 

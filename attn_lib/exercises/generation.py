@@ -297,7 +297,7 @@ class RecordingStep:
 
     def __call__(self, ids, start):
         if isinstance(ids, (int, np.integer, str)) or not hasattr(ids, "__len__"):
-            raise StepArgumentError(repr(ids)[:40])
+            raise StepArgumentError(repr(ids.item() if isinstance(ids, np.generic) else ids)[:40])  # 7, not np.int64(7)
         ids = [int(i) for i in ids]
         self.calls.append((ids, start))
         return self._step(ids, int(start) if isinstance(start, (int, np.integer)) else start)

@@ -13,23 +13,24 @@ The function is first given the grouped layout (q [9, n, 64], k, v [3, n, 64]); 
 as a plain function inside attn_lib.grouped.grouped_attention, which hands each group of 3 query heads its
 one K/V head. It passes when every logit is within `MAX_LOGIT_DIFF` of the model's own. When it does not,
 the weights it returned in the first layer are compared with the classic mistakes computed from the same
-q, k, v (the causal mask left out, √d_model instead of √d_k, the K/V heads tiled instead of repeated, no
-scale, d_k instead of √d_k), and the verdict says what the mistake does to the model: its next-token loss
-on the sentence (nats per token) beside the model's own, and how many next tokens still match.
+q, k, v (the causal mask left out, the softmax over the queries instead of the keys, √d_model instead of
+√d_k, the K/V heads tiled instead of repeated, no scale, d_k instead of √d_k), and the verdict says what the
+mistake does to the model: its next-token loss on the sentence (nats per token) beside the model's own, and how
+many next tokens still match.
 ``run_in_language_model_checks(fn)`` returns the `LanguageModelResult` without printing.
 
-Gemma 3 270M (``model=`` a `Gemma3`, from attn_lib.models.gemma3.model): q [4, n, 256] and ONE key/value head,
-k, v [1, n, 256] (multi-query attention; a plain function meets that one head by broadcasting). It reads the
-article's Chinese sentence, `GEMMA_SENTENCE`: the article's long-range example (the dish at the blank depends
-on 上海, far back), which Gemma's multilingual vocabulary cuts into 11 words. The diagnoses: the causal mask
-left out, √d_model = √640 (Gemma's d_model is not h·d_k = 4 x 256 = 1024, so √(h·d_k) = 32 is told apart),
-no scale, d_k instead of √d_k. "K/V heads tiled instead of repeated" is not diagnosed: with one K/V head,
-np.tile and np.repeat give the same heads, so that mistake cannot happen. 15 of Gemma's 18 layers are local
-(a token sees itself and the 511 tokens before it) and a window of 512 changes nothing on 12 tokens, so once
-the sentence passes, the model reads it again `window // 11 + 1` = 47 times over (518 tokens) and the last
-position's logits must match too (only the last position is unembedded: all 518 would be 518 x 262,144 logits).
-If they do not, the first local layer's weights are compared with a causal mask without the window: "no window
-on a local layer", the function that builds its own causal mask instead of using the mask it is given.
+Gemma 3 270M (``model=`` a `Gemma3`, from attn_lib.models.gemma3.model): q [4, n, 256] and ONE key/value head, k,
+v [1, n, 256] (multi-query attention; a plain function meets that one head by broadcasting). It reads the
+article's Chinese sentence, `GEMMA_SENTENCE`: the article's long-range example (the dish at the blank depends on
+上海, far back), which Gemma's multilingual vocabulary cuts into 11 words. The diagnoses: the causal mask left out,
+the softmax over the queries, √d_model = √640 (Gemma's d_model is not h·d_k = 4 x 256 = 1024, so √(h·d_k) = 32 is
+told apart), no scale, d_k instead of √d_k. "K/V heads tiled instead of repeated" is not diagnosed: with one K/V
+head, np.tile and np.repeat give the same heads, so that mistake cannot happen. 15 of Gemma's 18 layers are local
+(a token sees itself and the 511 tokens before it) and a window of 512 changes nothing on 12 tokens, so once the
+sentence passes, the model reads it again `window // 11 + 1` = 47 times over (518 tokens) and the last position's
+logits must match too (only the last position is unembedded: all 518 would be 518 x 262,144 logits). If they do
+not, the first local layer's weights are compared with a causal mask without the window: "no window on a local
+layer", the function that builds its own causal mask instead of using the mask it is given.
 
 A function that returns float16 is compared within `MAX_LOGIT_DIFF_FLOAT16` instead (the last logits of Gemma's long
 text within `MAX_LAST_LOGIT_DIFF_FLOAT16`), and the verdict says so.
@@ -40,10 +41,11 @@ from functools import lru_cache, partial
 
 import numpy as np
 
-from attn_lib.core import scaled_dot_product_attention
+from attn_lib.core import scaled_dot_product_attention, softmax
 from attn_lib.examples import ANIMAL_SENTENCE, SHANGHAI_SENTENCE
 from attn_lib.exercises.compare import Finding, compared_within, describe, first_match, fmt, reduced_precision
 from attn_lib.exercises.diagnose import DEFAULT_TIMEOUT, Case, call_learner, check_timeout, error_text
+from attn_lib.exercises.mistakes import masked
 from attn_lib.grouped import grouped_attention
 from attn_lib.i18n import check_language, get_language, t
 from attn_lib.models.gemma3.model import Gemma3
@@ -173,6 +175,8 @@ def first_layer_mistake(q, k, v, mask, got, d_model=None, tiled=True):
 
     candidates = [
         ("future", {}, lambda: weights(None, None)),
+        # the softmax over the queries (axis -2): each key's column sums to 1, not each query's row
+        ("softmax_axis", {}, lambda: softmax(masked(q @ np.swapaxes(k_rep, -1, -2) / np.sqrt(d_k), mask), axis=-2)),
         ("scale_d_model", sizes if d_model == h * d_k else widths, lambda: weights(1 / np.sqrt(d_model))),
     ]
     if d_model != h * d_k:  # the width of all heads together, which here is not d_model

@@ -34,6 +34,15 @@ STRINGS = {
         " axis=-1, keepdims=True.",
         "均方是沿词元（axis -2）求的。每个词元要在它自己的 d 个特征上归一化：axis=-1，keepdims=True。",
     ),
+    "exercises.rms_l2_norm": (
+        "You divided by the length of x, sqrt(sum(x²)) (np.linalg.norm), not by its root mean square, sqrt(mean(x²)):"
+        " over d = {d} features sum(x²) is d times mean(x²), so every number comes out √d = {sqrt_d} times too small."
+        " RMSNorm takes the mean, x / sqrt(mean(x²) + eps) * gain: the normalised vector has root mean square 1"
+        " (length √d), not length 1.",
+        "你除以的是 x 的长度 sqrt(sum(x²))（np.linalg.norm），而不是它的均方根 sqrt(mean(x²))：在 d = {d}"
+        " 个特征上，sum(x²) 是 mean(x²) 的 d 倍，所以每个数都只有正确值的 1/√d = 1/{sqrt_d}。RMSNorm"
+        " 取的是均值，x / sqrt(mean(x²) + eps) * gain：归一化之后向量的均方根是 1（长度是 √d），而不是长度为 1。",
+    ),
     "exercises.rms_no_gain": (
         "The gain is missing: multiply the normalised vector by gain, feature by feature.",
         "漏了增益 gain：归一化之后还要逐个特征乘以 gain。",
@@ -128,6 +137,17 @@ STRINGS = {
         "你的注意力让每个词元都能看见它后面的词元：没有用因果掩码。放进模型后（{inside}），每个位置都能读到它要预测的"
         "那个词元，句子上的损失从每个词元 {own} 奈特降到 {yours} 奈特。这不是预测得更好，而是抄到了答案；"
         "模型真正写作时并没有下一个词元可抄。请用上掩码：排在查询之后的键，权重都应为 0。",
+    ),
+    "lm_model.softmax_axis": (
+        "The softmax runs over the queries (axis −2) instead of the keys (axis −1): each column of the weights sums"
+        " to 1, not each query's row. With the causal mask the last key is seen by the last query alone, so it gets"
+        " weight 1 there whatever the scores. Inside the model ({inside}) the loss on the sentence rises from {own}"
+        " to {yours} nats per token, and the most likely next token is the model's own at {same} of {count}"
+        " positions. Normalise each query's row: axis=-1.",
+        "softmax 是沿查询（axis −2）做的，应沿键（axis −1）：这样权重的每一列之和为 1，而不是每个查询的那一行。"
+        "有因果掩码时，最后一个键只有最后一个查询能看见，所以不管分数是多少，它在那里的权重都是 1。放进模型后"
+        "（{inside}），句子上的损失从每个词元 {own} 奈特升到 {yours} 奈特，{count} 个位置中只有 {same}"
+        " 个位置最可能的下一个词元与模型自己的相同。请对每个查询的那一行做归一化：axis=-1。",
     ),
     "lm_model.scale_d_model": (
         "Each head was scaled by √d_model = {sqrt_d_model} instead of √d_k = {sqrt_dk}: a head's scores are dot"

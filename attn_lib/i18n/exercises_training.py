@@ -51,4 +51,75 @@ STRINGS = {
         " outside the hidden token's column are True.",
         "True 和 False 反了：True 表示“可以关注”（第 5 课的约定）。只有因果范围内、被藏起来的那一列以外的格子是 True。",
     ),
+    "exercises.title_ablation_accuracy": ("the ablation accuracy", "消融后的准确率"),
+    "exercises.case_ablate_today": ("today's city hidden, test sentences", "测试句子，藏起今天的城市"),
+    "exercises.case_ablate_random": (
+        "a random position hidden in each of 60 test sentences",
+        "60 个测试句子，每句随机藏起一个位置",
+    ),
+    "exercises.case_ablate_yesterday": ("yesterday's city hidden, validation sentences", "验证句子，藏起昨天的城市"),
+    "exercises.case_ablate_article": ("上海 hidden in the article's sentence", "文章的句子，藏起“上海”"),
+    "exercises.expect_fraction": (
+        "a number between 0 and 1 (the share of sentences answered right)",
+        "0 到 1 之间的一个数（答对的句子所占的比例）",
+    ),
+    "exercises.ablate_blank_only": (
+        "Your accuracy, {got}, is what hiding the token from the blank's query only gives (section 7's “from blank"
+        " only”): every other token still reads it and can pass it on to the blank. The ablation hides the column in"
+        " every row, which gives {expected}.",
+        "你算出的准确率是 {got}，这是只对空白处的查询藏起这个词元的结果（“一个种子只是个案：十个种子”一节里的"
+        "“只对空白处掩码”）：其他词元仍能读到它，再把它传给空白处。消融要在每一行都关掉这一列，结果应为 {expected}。",
+    ),
+    "exercises.ablate_row": (
+        "Your accuracy, {got}, is what switching off the token's row gives: the token can no longer read, but every"
+        " later token still reads it. A row is a query, a column a key: hide the column (the answer is {expected}).",
+        "你算出的准确率是 {got}，这是关掉这个词元那一行的结果：它自己什么都读不到了，后面的词元却照样能读它。行是"
+        "查询，列是键：要关掉的是列（结果应为 {expected}）。",
+    ),
+    "exercises.ablate_not_causal": (
+        "Your accuracy, {got}, is what hiding the column without the causal mask gives: every token also sees the"
+        " tokens after it, which the model never did in training. Start from causal_mask(n) (the answer is"
+        " {expected}).",
+        "你算出的准确率是 {got}，这是关掉这一列、却没有因果掩码的结果：每个词元还看得到它后面的词元，而模型在训练时"
+        "从没这样过。请从 causal_mask(n) 出发（结果应为 {expected}）。",
+    ),
+    "exercises.ablate_nothing": (
+        "Your accuracy, {got}, is the model's accuracy with nothing hidden: did the mask reach the model? Pass it as"
+        " accuracy(params, config, split, mask=...) (the answer is {expected}).",
+        "你算出的准确率是 {got}，这是什么都没藏时模型的准确率：掩码真的交给模型了吗？请用 accuracy(params, config,"
+        " split, mask=...) 把它传进去（结果应为 {expected}）。",
+    ),
+    "exercises.ablate_one_position": (
+        "Your accuracy, {got}, is what hiding position {first} in every sentence gives: the first sentence's"
+        " position, hidden[0], used for the whole batch. Sentence b hides its own position, hidden[b] (the answer"
+        " is {expected}).",
+        "你算出的准确率是 {got}，这是在每个句子里都藏起第 {first} 个位置的结果：整批句子都用了第一句的位置"
+        " hidden[0]。第 b 句要藏的是它自己的位置 hidden[b]（结果应为 {expected}）。",
+    ),
+    "exercises.ablate_off_by_one": (
+        "Your accuracy, {got}, is what hiding the position next to each token gives, not the token itself:"
+        " positions count from 0, like the indices of split.tokens (the answer is {expected}).",
+        "你算出的准确率是 {got}，这是藏起每个词元旁边那个位置的结果，而不是词元本身：位置和词元的下标一样，从 0"
+        " 开始数（结果应为 {expected}）。",
+    ),
+    "exercises.ablate_error_rate": (
+        "{got} is the share of sentences answered wrong; the accuracy is the share answered right, {expected}.",
+        "{got} 是答错的句子所占的比例；准确率是答对的比例，应为 {expected}。",
+    ),
+    "exercises.ablate_count": (
+        "{got} is the number of sentences answered right; the accuracy is that number divided by the {n} sentences:"
+        " {expected}.",
+        "{got} 是答对的句子数；准确率是这个数除以句子总数 {n}，应为 {expected}。",
+    ),
+    "exercises.ablate_head_axis": (
+        "The model raised {error}. A mask [B, n, n] meets scores [B, h, n, n]: give it a head axis, [B, 1, n, n]"
+        " (mask[:, None]), so that one mask serves every head.",
+        "模型报错：{error}。形状为 [B, n, n] 的掩码遇上了 [B, h, n, n] 的分数：给它加一个头的轴，变成 [B, 1, n, n]"
+        "（mask[:, None]），一个掩码就能用于每个头。",
+    ),
+    "exercises.ablate_wrong": (
+        "Your accuracy is {got}; hiding position hidden[b] of each sentence b from every query, in both layers,"
+        " gives {expected}.",
+        "你算出的准确率是 {got}；在每个句子 b 里对两层的所有查询都藏起位置 hidden[b]，结果应为 {expected}。",
+    ),
 }

@@ -8,6 +8,7 @@ the CJK font that `use_cjk_font` picks. The modules, by what they draw:
     diagrams        the box-and-arrow diagrams of notebooks 02-06
     model_diagrams  the diagrams of notebooks 07-11 (the block, cross-attention, the tiny model, the KV cache)
     modern_diagrams the diagrams of notebook 12 (shared key/value heads, the sliding window)
+    stack_diagram   a whole decoder-only model drawn from its config (the tiny LM, SmolLM2, Gemma 3; 13-15)
     vectors         2-D vectors as arrows: a dot product as alignment x length (notebook 02)
     score_plots     one score feature by feature, the softmax Jacobian as a heatmap (notebook 04)
     position_tables position tables side by side: their rows, and the cosine of every pair (notebook 07)
@@ -65,6 +66,7 @@ from attn_lib.pictures.model_diagrams import (
 from attn_lib.pictures.modern_diagrams import draw_kv_sharing, draw_sliding_window_layers
 from attn_lib.pictures.position_tables import plot_position_tables
 from attn_lib.pictures.score_plots import plot_score_terms, plot_softmax_jacobian
+from attn_lib.pictures.stack_diagram import plot_decoder_stack
 from attn_lib.pictures.training_plots import (
     plot_ablation,
     plot_blank_attention,
@@ -122,6 +124,7 @@ __all__ = [
     "plot_seeds",
     "plot_weight_decay",
     "plot_head_types",
+    "plot_decoder_stack",
     "plot_next_token",
     "plot_sampling_filters",
     "plot_lm_training",
