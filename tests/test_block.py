@@ -141,7 +141,7 @@ def test_with_silent_sublayers_pre_norm_is_the_identity_and_post_norm_a_layer_no
 
 
 def test_block_parameter_count_of_gpt2_small():
-    """GPT-2 small's block (d_model 768, d_ff 3072, biases everywhere): 7,087,872 numbers, two thirds in the FFN."""
+    """GPT-2 Small's block (d_model 768, d_ff 3072, biases everywhere): 7,087,872 numbers, two thirds in the FFN."""
     p = init_block_params(768, 12, 3072, seed=0)
     total = sum(value.size for value in p.values())
     assert total == 7_087_872

@@ -69,9 +69,20 @@ FORBIDDEN = {
     "nbval-ignore-output` 标记": "nbval-ignore-output` 标签",
     "nbval-ignore-output 标记": "nbval-ignore-output 标签",
     "词向量": "词元嵌入（“词向量”只用于 Bengio 等人的词向量）",
+    # issue 44: the terms of the second editorial review (STYLE.md sections 4 and 6)
+    "写作": "生成（“写作”只在本义上用：写作规范、写作“Token”）",
+    "基数": "底数（RoPE 的底数）",
+    "GPT-2 small": "GPT-2 Small",
+    "典型错误": "常见错误",
+    "**问题。**": "**本课的问题**：",
+    "**本课的问题：**": "**本课的问题**：",
+    "**本课的问题。**": "**本课的问题**：",
 }
 #: A forbidden variant that is right on a line naming this word: Bengio et al.'s word vectors are 词向量.
 ALLOWED_WITH = {"词向量": "Bengio"}
+#: A forbidden variant in its literal sense, taken out of a line before the check: “写作” as “written as”
+#: (文章写作“Token”) and as writing by people (写作规范).
+ALLOWED_USES = {"写作": re.compile(r"写作(?= ?[“`「$]|规范)")}
 
 
 def markdown_cells(path):
@@ -240,7 +251,8 @@ def forbidden_terms(text):
         bad
         for line in text.splitlines()
         for bad in FORBIDDEN
-        if bad in line and not (bad in ALLOWED_WITH and ALLOWED_WITH[bad] in line)
+        if bad in (ALLOWED_USES[bad].sub("", line) if bad in ALLOWED_USES else line)
+        and not (bad in ALLOWED_WITH and ALLOWED_WITH[bad] in line)
     ]
 
 
@@ -257,6 +269,43 @@ def test_the_forbidden_term_check_can_fail():
     assert forbidden_terms("Bengio 等（2003）：用学出来的词向量代替计数") == []
     assert forbidden_terms("词元嵌入、可学习的位置嵌入和片段嵌入；Transformer 块；基准测试；句向量") == []
     assert prose_lines("$$A = 1,\nB = 2$$\n文字") == [None, None, "文字"]
+    assert forbidden_terms("## 6. 写作：贪心和温度\n模型真正生成文本时") == ["写作", "写作"]
+    assert forbidden_terms("文章写作“Token”；公式写作 $a$；写作规范") == []
+    assert forbidden_terms("**问题。** 为什么？GPT-2 small 的典型错误，RoPE 的基数") == ["基数", "GPT-2 small", "典型错误", "**问题。**"]
+
+
+#: The one sentence that tells a reader a cell's output is not compared (STYLE.md section 6).
+NBVAL_SENTENCE = "不比较这个单元格的输出（它带有 `nbval-ignore-output` 标签）"
+
+
+def nbval_sentences(text):
+    """The sentences of a markdown text that mention the nbval-ignore-output tag but not in the house's words."""
+    sentences = re.split(r"(?<=[。！？])", text.replace("**", ""))
+    return [s.strip() for s in sentences if "nbval-ignore-output" in s and NBVAL_SENTENCE not in s]
+
+
+def test_the_uncompared_output_is_said_in_one_sentence():
+    found = [f"{where}: {s[:80]}" for where, text in zh_markdown_sources() for s in nbval_sentences(text)]
+    assert not found, f"say “{NBVAL_SENTENCE}”:\n" + "\n".join(found)
+
+
+def test_the_nbval_sentence_check_can_fail():
+    assert nbval_sentences("**测试本课的时候不比较它的输出**（它带有 `nbval-ignore-output` 标签）：计时。")
+    assert not nbval_sentences("**测试本课的时候不比较这个单元格的输出**（它带有 `nbval-ignore-output` 标签）：计时。")
+
+
+#: Every lesson's opening question starts with this label (STYLE.md section 4).
+OPENING_LABEL = "**本课的问题**："
+
+
+def test_every_lesson_opens_with_the_question_label():
+    missing = []
+    for name in ZH_NOTEBOOKS[1:]:
+        first = "".join(json.loads((ZH / name).read_text("utf-8"))["cells"][0]["source"])
+        paragraphs = [p for p in first.split("\n\n") if p.startswith(OPENING_LABEL)]
+        if len(paragraphs) != 1:
+            missing.append(f"{name}: {len(paragraphs)} paragraphs open with {OPENING_LABEL}")
+    assert ZH_NOTEBOOKS[0].startswith("00") and not missing, "\n".join(missing)
 
 
 def test_token_and_logit_are_written_in_chinese_in_prose():

@@ -361,7 +361,7 @@ def test_the_table_check_can_fail():
     assert misaligned([pad(a, 13) + pad(b, 8) + pad(c, 4, ">") for a, b, c in rows]) == []
     assert misaligned(["种子  步数", "   0    60", "  10  1500"]) == [], "right-aligned numbers line up at the end"
     assert misaligned(
-        ["名称  值", "GPT-2 small   LayerNorm (1e-05) GELU (3072)", "Llama 2 7B    RMSNorm (1e-05)  SwiGLU"]
+        ["名称  值", "GPT-2 Small   LayerNorm (1e-05) GELU (3072)", "Llama 2 7B    RMSNorm (1e-05)  SwiGLU"]
     )
     assert printed_tables("T = 0.25  权重 [0.    0.    0.999]  熵 0.006\nT = 1.0   权重 [0.1   0.1   0.8]  熵 0.7\n")
     assert (

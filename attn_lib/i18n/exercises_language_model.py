@@ -136,7 +136,7 @@ STRINGS = {
         " model writes there is no next token to copy. Use the mask: weight 0 on every key after the query.",
         "你的注意力让每个词元都能看见它后面的词元：没有用因果掩码。放进模型后（{inside}），每个位置都能读到它要预测的"
         "那个词元，句子上的损失从每个词元 {own} 奈特降到 {yours} 奈特。这不是预测得更好，而是抄到了答案；"
-        "模型真正写作时并没有下一个词元可抄。请用上掩码：排在查询之后的键，权重都应为 0。",
+        "模型真正生成文本时并没有下一个词元可抄。请用上掩码：排在查询之后的键，权重都应为 0。",
     ),
     "lm_model.softmax_axis": (
         "The softmax runs over the queries (axis −2) instead of the keys (axis −1): each column of the weights sums"

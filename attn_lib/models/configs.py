@@ -135,7 +135,7 @@ class BlockConfig:
 
 
 GPT2_SMALL_BLOCK = BlockConfig(
-    name="GPT-2 small",
+    name="GPT-2 Small",
     d_model=768,
     d_ff=3072,
     norm="LayerNorm",
@@ -235,5 +235,5 @@ GEMMA_7B_BLOCK = BlockConfig(
     " (hidden_size 3072, intermediate_size 24576, rms_norm_eps 1e-06)",
 )
 
-#: GPT-2 small, then today's models (notebook 07's table, notebook 12's config lines).
+#: GPT-2 Small, then today's models (notebook 07's table, notebook 12's config lines).
 BLOCK_CONFIGS = (GPT2_SMALL_BLOCK, LLAMA2_7B_BLOCK, MISTRAL_7B_BLOCK, LLAMA31_8B_BLOCK, QWEN2_7B_BLOCK, GEMMA_7B_BLOCK)
