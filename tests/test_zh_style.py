@@ -269,7 +269,7 @@ def test_the_forbidden_term_check_can_fail():
     assert forbidden_terms("Bengio 等（2003）：用学出来的词向量代替计数") == []
     assert forbidden_terms("词元嵌入、可学习的位置嵌入和片段嵌入；Transformer 块；基准测试；句向量") == []
     assert prose_lines("$$A = 1,\nB = 2$$\n文字") == [None, None, "文字"]
-    assert forbidden_terms("## 6. 写作：贪心和温度\n模型真正生成文本时") == ["写作", "写作"]
+    assert forbidden_terms("## 6. 写作：贪心和温度\n模型真正写作时") == ["写作", "写作"]
     assert forbidden_terms("文章写作“Token”；公式写作 $a$；写作规范") == []
     assert forbidden_terms("**问题。** 为什么？GPT-2 small 的典型错误，RoPE 的基数") == ["基数", "GPT-2 small", "典型错误", "**问题。**"]
 
