@@ -77,6 +77,14 @@ FORBIDDEN = {
     "**问题。**": "**本课的问题**：",
     "**本课的问题：**": "**本课的问题**：",
     "**本课的问题。**": "**本课的问题**：",
+    "编码器-解码器": "编码器–解码器",
+    "编码-解码器": "编码器–解码器",
+    "暂退法": "丢弃",
+    "随机失活": "丢弃",
+    "本地层": "局部层",
+    "QK 范数": "QK 归一化",
+    "注意力汇点": "注意力汇聚点",
+    "注意力池": "注意力汇聚点",
 }
 #: A forbidden variant that is right on a line naming this word: Bengio et al.'s word vectors are 词向量.
 ALLOWED_WITH = {"词向量": "Bengio"}
@@ -271,6 +279,7 @@ def test_the_forbidden_term_check_can_fail():
     assert prose_lines("$$A = 1,\nB = 2$$\n文字") == [None, None, "文字"]
     assert forbidden_terms("## 6. 写作：贪心和温度\n模型真正写作时") == ["写作", "写作"]
     assert forbidden_terms("文章写作“Token”；公式写作 $a$；写作规范") == []
+    assert forbidden_terms("编码器-解码器训练时用暂退法") == ["编码器-解码器", "暂退法"]
     assert forbidden_terms("**问题。** 为什么？GPT-2 small 的典型错误，RoPE 的基数") == ["基数", "GPT-2 small", "典型错误", "**问题。**"]
 
 
