@@ -29,10 +29,10 @@ from attn_lib._checks import (
 from attn_lib._threads import buffer, resolve_threads, run_tasks
 
 
-def _softmax(x, axis=-1):
+def softmax_unchecked(x, axis=-1):
     """Stable softmax with no input checks: subtract the row max, exponentiate, normalise."""
     if work_dtype(x.dtype) != x.dtype:  # float16: computed in float32, rounded once
-        return _softmax(x.astype(work_dtype(x.dtype)), axis=axis).astype(x.dtype)
+        return softmax_unchecked(x.astype(work_dtype(x.dtype)), axis=axis).astype(x.dtype)
     row_max = np.max(x, axis=axis, keepdims=True)
     row_max = np.where(np.isneginf(row_max), 0, row_max)  # an all -inf row: exp(-inf) = 0, no NaN
     with np.errstate(over="ignore"):  # x - max <= 0; it can only overflow to -inf, whose exp is exactly 0
@@ -56,7 +56,7 @@ def softmax(x, axis=-1):
         raise ValueError(f"axis={axis} is out of range for x with {x.ndim} dimensions (shape {x.shape})")
     if x.shape[axis] == 0:
         raise ValueError(f"x has no entries along axis={axis} (shape {x.shape}); softmax needs at least one")
-    return _softmax(x, axis=axis)
+    return softmax_unchecked(x, axis=axis)
 
 
 # numpy arrays hold at most this many bytes (and a boolean takes one byte)
@@ -110,7 +110,7 @@ def additive_mask(mask, dtype=np.float64):
     return np.where(mask, 0.0, -np.inf).astype(dtype)
 
 
-def _check_mask(mask, scores_shape, dtype):
+def check_mask(mask, scores_shape, dtype):
     """A validated mask as an array: bool stays bool; float is cast to `dtype` (the inputs' dtype)."""
     mask = mask_array(mask)
     if mask.dtype.kind == "f":
@@ -141,7 +141,7 @@ class ScoresOverflowError(ValueError):
     """q @ k^T overflowed (a ValueError; multi_head_attention re-raises it naming its own arguments)."""
 
 
-def _check_no_overflow(scores, dtype, scale=None):
+def check_no_overflow(scores, dtype, scale=None):
     """Raise if q @ k^T * scale overflowed (any score not finite: an overflow to -inf would pass as a masked key).
 
     `scale`: the scale factor when the caller chose it (None: the default 1/sqrt(d_k), not worth naming).
@@ -155,7 +155,7 @@ def _check_no_overflow(scores, dtype, scale=None):
         )
 
 
-def _add_float_mask(scores, mask):
+def add_float_mask(scores, mask):
     """scores + mask for a float mask; a sum that overflows to +inf is an error, not a silent NaN row."""
     with np.errstate(over="ignore"):
         total = scores + mask
@@ -164,7 +164,7 @@ def _add_float_mask(scores, mask):
     return total
 
 
-def _check_scale(scale, d_k, dtype=np.float64):
+def check_scale(scale, d_k, dtype=np.float64):
     """The scale factor: 1/sqrt(d_k) by default, else a positive finite number that is neither 0 nor inf in `dtype`.
 
     `dtype`: the dtype the scores are computed in (float32 for float16 inputs); 1e-300 is 0 there in float32
@@ -215,12 +215,12 @@ def check_qkv(q, k, v):
     return q, k, v, batch
 
 
-# Long inputs (more than this many scores per head) take `_attention_blocked`: same result, faster.
+# Long inputs (more than this many scores per head) take `attention_blocked`: same result, faster.
 BLOCKED_MIN_SCORES = 512 * 512
 _BLOCK_BYTES = 1 << 20  # scores per block: 1 MiB, about what one core's L2 cache holds
 
 
-def _may_overflow(q, k, scale):
+def may_overflow(q, k, scale):
     """False when no score scale * q_i . k_j can overflow: |q_i . k_j| <= d_k max|q| max|k|, with room to spare."""
     if q.size == 0 or k.size == 0:  # no score at all
         return False
@@ -229,7 +229,7 @@ def _may_overflow(q, k, scale):
     return not q.shape[-1] * q_max * k_max * max(1.0, float(scale)) < float(np.finfo(q.dtype).max) / 2
 
 
-def _attention_blocked(q, k, v, mask, scale, batch, block_bytes=None, out_dtype=None, threads=None):
+def attention_blocked(q, k, v, mask, scale, batch, block_bytes=None, out_dtype=None, threads=None):
     """Validated inputs -> (output, weights) of attention, one head and a block of query rows at a time.
 
     The same steps as `scaled_dot_product_attention`, in place on a [rows, n_k] block of the weights
@@ -244,7 +244,7 @@ def _attention_blocked(q, k, v, mask, scale, batch, block_bytes=None, out_dtype=
     rows = max(1, (block_bytes or _BLOCK_BYTES) // (n_k * q.dtype.itemsize))  # query rows per block
     output = np.empty((*batch, n_q, d_v), out_dtype)  # [..., n_q, d_v]
     weights = np.empty((*batch, n_q, n_k), out_dtype)  # [..., n_q, n_k]
-    check_overflow = _may_overflow(q, k, scale)  # usually False: no need to look at every score
+    check_overflow = may_overflow(q, k, scale)  # usually False: no need to look at every score
     q, k, v = (np.broadcast_to(x, (*batch, *x.shape[-2:])) for x in (q, k, v))  # views, nothing copied
     if mask is not None:
         mask = np.broadcast_to(mask, weights.shape)
@@ -258,13 +258,13 @@ def _attention_blocked(q, k, v, mask, scale, batch, block_bytes=None, out_dtype=
         np.matmul(q[b][i : i + rows], k[b].T, out=s)  # [rows, d_k] x [d_k, n_k] -> [rows, n_k]
         np.multiply(s, scale, out=s)
         if check_overflow:
-            _check_no_overflow(s, q.dtype)
+            check_no_overflow(s, q.dtype)
         if mask is not None:
             m = mask[b][i : i + rows]
             if m.dtype.kind == "b":
                 np.copyto(s, -np.inf, where=~m)  # a forbidden key gets -inf, so its weight becomes 0
             else:
-                s[...] = _add_float_mask(s, m)
+                s[...] = add_float_mask(s, m)
         row_max = s.max(axis=-1, keepdims=True)  # [rows, 1]
         row_max[np.isneginf(row_max)] = 0  # an all -inf row: exp(-inf) = 0, no NaN
         np.exp(np.subtract(s, row_max, out=s), out=s)
@@ -309,22 +309,22 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
     dtype = float_dtype(q, k, v)
     work = work_dtype(dtype)  # float16 is computed in float32
     q, k, v = q.astype(work, copy=False), k.astype(work, copy=False), v.astype(work, copy=False)
-    scale, chosen = _check_scale(scale, d_k, work), scale
+    scale, chosen = check_scale(scale, d_k, work), scale
     scores_shape = (*batch, n_q, n_k)
     if mask is not None:
-        mask = _check_mask(mask, scores_shape, dtype)  # a float mask is rounded to the inputs' dtype
+        mask = check_mask(mask, scores_shape, dtype)  # a float mask is rounded to the inputs' dtype
     if n_q * n_k > BLOCKED_MIN_SCORES:  # same result, computed a block of rows at a time
-        return _attention_blocked(q, k, v, mask, work.type(scale), batch, out_dtype=dtype)
+        return attention_blocked(q, k, v, mask, work.type(scale), batch, out_dtype=dtype)
 
     # 1. scores: how well each query matches each key, scaled so their variance stays near 1
     with np.errstate(over="ignore"):  # an overflow is found and named below
         scores = (q @ np.swapaxes(k, -1, -2)) * work.type(scale)  # [..., n_q, d_k] x [..., d_k, n_k] -> [..., n_q, n_k]
-    _check_no_overflow(scores, work, chosen)
+    check_no_overflow(scores, work, chosen)
     # 2. mask: a forbidden key gets -inf, so its weight becomes exactly 0
     if mask is not None:
-        scores = np.where(mask, scores, -np.inf) if mask.dtype.kind == "b" else _add_float_mask(scores, mask)
+        scores = np.where(mask, scores, -np.inf) if mask.dtype.kind == "b" else add_float_mask(scores, mask)
     # 3. weights: each row is a probability distribution over the keys
-    weights = _softmax(scores, axis=-1)  # [..., n_q, n_k]
+    weights = softmax_unchecked(scores, axis=-1)  # [..., n_q, n_k]
     # 4. output: the weighted average of the values
     output = weights @ v  # [..., n_q, n_k] x [..., n_k, d_v] -> [..., n_q, d_v]
     return output.astype(dtype, copy=False), weights.astype(dtype, copy=False)

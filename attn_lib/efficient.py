@@ -14,8 +14,8 @@ The formula as written forms every score at once: n = 32,768 tokens make a 32,76
   O(n) work per step instead of recomputing the whole O(n^2) attention.
 - `blocked_attention_with_weights`: the full weights are still returned, but they are computed a
   block of query rows at a time, so the working block stays in the CPU cache.
-  `scaled_dot_product_attention` takes this path by itself for long inputs (core's private
-  `_attention_blocked`); this function exposes it for any size.
+  `scaled_dot_product_attention` takes this path by itself for long inputs (core's
+  `attention_blocked`); this function exposes it for any size.
 
 Speed, in plain numpy (issue 29): the blocks of query rows of all heads are independent, so
 `tiled_attention` and `blocked_attention_with_weights` hand them to one thread per core (numpy
@@ -50,12 +50,12 @@ from attn_lib._checks import (
 from attn_lib._threads import MIN_PARALLEL_WORK, buffer, resolve_threads, run_tasks
 from attn_lib._tiles import _hidden_in_block, plan_blocks
 from attn_lib.core import (
-    _attention_blocked,
-    _check_mask,
-    _check_no_overflow,
-    _check_scale,
-    _may_overflow,
+    attention_blocked,
+    check_mask,
+    check_no_overflow,
     check_qkv,
+    check_scale,
+    may_overflow,
 )
 
 
@@ -65,10 +65,10 @@ def _prepare(q, k, v, mask, scale):
     dtype = float_dtype(q, k, v)
     work = work_dtype(dtype)  # float16 is computed in float32
     q, k, v = q.astype(work, copy=False), k.astype(work, copy=False), v.astype(work, copy=False)
-    scale = _check_scale(scale, q.shape[-1], work)
+    scale = check_scale(scale, q.shape[-1], work)
     if mask is not None:
         scores_shape = (*batch, q.shape[-2], k.shape[-2])
-        mask = np.broadcast_to(_check_mask(mask, scores_shape, dtype), scores_shape)  # a view: blocks slice it
+        mask = np.broadcast_to(check_mask(mask, scores_shape, dtype), scores_shape)  # a view: blocks slice it
     return q, k, v, batch, mask, dtype, scale
 
 
@@ -131,7 +131,7 @@ def tiled_attention(
     n_q, n_k, d_k, d_v = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
     work = q.dtype  # the dtype to compute in (float32 for float16 inputs)
     offset = n_k - n_q  # query i sits at position offset + i of the sequence
-    check_overflow = _may_overflow(q, k, scale)  # usually False: no need to look at every score
+    check_overflow = may_overflow(q, k, scale)  # usually False: no need to look at every score
     output = np.empty((*batch, n_q, d_v), dtype)  # [..., n_q, d_v]
     if output.size == 0:
         return output
@@ -166,7 +166,7 @@ def tiled_attention(
             """The block's scores against keys j0 .. j1 - 1, masked, in this thread's scratch block [bq, bk]."""
             s = np.matmul(q_blk, k[b][j0:j1].T, out=buffer(scratch, "s", (i1 - i0, j1 - j0), work))
             if check_overflow:
-                _check_no_overflow(s, work, chosen)
+                check_no_overflow(s, work, chosen)
             hidden = _hidden_in_block(p0, p1, j0, j1, causal, window, patterns)  # None, or bool [bq, bk]
             if hidden is not None:
                 np.copyto(s, -np.inf, where=hidden)  # the future, and keys outside the window
@@ -298,7 +298,7 @@ def blocked_attention_with_weights(q, k, v, mask=None, scale=None, block_bytes=1
     q, k, v, batch, mask, dtype, scale = _prepare(q, k, v, mask, scale)
     block_bytes = check_positive_int(block_bytes, "block_bytes")
     threads = resolve_threads(threads)
-    return _attention_blocked(q, k, v, mask, q.dtype.type(scale), batch, block_bytes, dtype, threads)
+    return attention_blocked(q, k, v, mask, q.dtype.type(scale), batch, block_bytes, dtype, threads)
 
 
 class KVCache:
@@ -396,7 +396,7 @@ class KVCache:
         if m > n:
             raise ValueError(f"q_t holds {m} queries but the cache holds only {n} tokens; append their keys first")
         work = work_dtype(self.dtype)  # a float16 cache attends in float32
-        scale, chosen = work.type(_check_scale(scale, q_t.shape[-1], work)), scale
+        scale, chosen = work.type(check_scale(scale, q_t.shape[-1], work)), scale
         keys, values = self.keys[..., :n, :], self.values[..., :n, :]  # views of the filled part
         if work != self.dtype:
             q_t, keys, values = q_t.astype(work), keys.astype(work), values.astype(work)
@@ -404,7 +404,7 @@ class KVCache:
             q_t = q_t.reshape(*q_t.shape[:-3], -1, self.group, *q_t.shape[-2:])
             keys, values = keys[..., None, :, :], values[..., None, :, :]  # [..., h_kv, 1, n, d]: shared by the group
         scores = (q_t @ np.swapaxes(keys, -1, -2)) * scale  # [..., m, d_k] x [..., d_k, n] -> [..., m, n]
-        _check_no_overflow(scores, work, chosen)
+        check_no_overflow(scores, work, chosen)
         if m > 1:  # query i of the m new tokens sits at position n - m + i: hide what comes after it
             scores[..., np.arange(n) > np.arange(n - m, n)[:, None]] = -np.inf
         scores -= scores.max(axis=-1, keepdims=True)  # every row sees at least its own key: finite max
@@ -424,7 +424,7 @@ class KVCache:
         """
         single = np.ndim(q_t) == len(self.batch_shape) + 1
         q_t = self._tokens(q_t, "q_t", self.keys.shape[-1], self.query_shape)  # check q_t, scale before storing
-        _check_scale(scale, self.keys.shape[-1])
+        check_scale(scale, self.keys.shape[-1])
         length = self.length
         self.append(k_t, v_t)
         try:

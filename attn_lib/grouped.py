@@ -29,7 +29,7 @@ from attn_lib._checks import (
     describe_value,
     mask_array,
 )
-from attn_lib.core import _softmax, scaled_dot_product_attention
+from attn_lib.core import scaled_dot_product_attention, softmax_unchecked
 from attn_lib.multihead import _attend_heads, _check_heads_mask, check_tokens_x
 
 
@@ -110,7 +110,7 @@ def grouped_unchecked(q, k, v, mask):
     h, h_kv = q.shape[0], k.shape[0]
     q = q.reshape(h_kv, h // h_kv, *q.shape[1:])  # [h_kv, g, n_q, d]: a group of query heads per K/V head
     scores = (q @ np.swapaxes(k, -1, -2)[:, None]) * (1.0 / np.sqrt(q.shape[-1]))  # [h_kv, g, n_q, n_k]
-    weights = _softmax(np.where(mask, scores, -np.inf), axis=-1)
+    weights = softmax_unchecked(np.where(mask, scores, -np.inf), axis=-1)
     output = weights @ v[:, None]  # [h_kv, g, n_q, n_k] x [h_kv, 1, n_k, d] -> [h_kv, g, n_q, d]
     return output.reshape(h, *output.shape[2:]), weights.reshape(h, *weights.shape[2:])
 

@@ -17,7 +17,7 @@ import pytest
 import attn_lib._threads as threads_module
 import attn_lib.efficient as efficient
 from attn_lib import scaled_dot_product_attention
-from attn_lib.core import _add_float_mask, _check_no_overflow, _may_overflow
+from attn_lib.core import add_float_mask, check_no_overflow, may_overflow
 from attn_lib.efficient import _hidden_in_block, _prepare, blocked_attention_with_weights, tiled_attention
 
 
@@ -39,7 +39,7 @@ def previous_tiled_attention(q, k, v, mask=None, causal=False, block_q=256, bloc
     q, k, v, batch, mask, dtype, scale = _prepare(q, k, v, mask, scale)
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     offset = n_k - n_q
-    check_overflow = _may_overflow(q, k, scale)
+    check_overflow = may_overflow(q, k, scale)
     q, k = np.broadcast_to(q, (*batch, *q.shape[-2:])), np.broadcast_to(k, (*batch, *k.shape[-2:]))
     q = q * q.dtype.type(scale)
     output = np.empty((*batch, n_q, d_v), dtype)
@@ -57,13 +57,13 @@ def previous_tiled_attention(q, k, v, mask=None, causal=False, block_q=256, bloc
             j1 = min(j0 + block_k, k_end)
             s = q_blk @ np.swapaxes(k[..., j0:j1, :], -1, -2)
             if check_overflow:
-                _check_no_overflow(s, q.dtype)
+                check_no_overflow(s, q.dtype)
             hidden = _hidden_in_block(p0, p1, j0, j1, causal, window, patterns)
             if hidden is not None:
                 np.copyto(s, -np.inf, where=hidden)
             if mask is not None:
                 m_blk = mask[..., i0:i1, j0:j1]
-                s = np.where(m_blk, s, -np.inf) if m_blk.dtype.kind == "b" else _add_float_mask(s, m_blk)
+                s = np.where(m_blk, s, -np.inf) if m_blk.dtype.kind == "b" else add_float_mask(s, m_blk)
             new_max = np.maximum(run_max, s.max(axis=-1, keepdims=True))
             ref = np.where(np.isneginf(new_max), 0, new_max)
             alpha = np.exp(run_max - ref)

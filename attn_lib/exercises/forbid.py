@@ -116,8 +116,8 @@ def public_name(name):
 def _public_codes():
     """code object -> its public name ("attn_lib.softmax"), for each forbiddable function and its private helpers."""
     functions = {
-        "softmax": (core.softmax, core._softmax),
-        "scaled_dot_product_attention": (core.scaled_dot_product_attention, core._attention_blocked),
+        "softmax": (core.softmax, core.softmax_unchecked),
+        "scaled_dot_product_attention": (core.scaled_dot_product_attention, core.attention_blocked),
         "causal_mask": (core.causal_mask,),
         "split_heads": (multihead.split_heads,),
         "merge_heads": (multihead.merge_heads,),
