@@ -135,7 +135,7 @@ def layer_norm(x, gamma, beta, eps=1e-5):
     dtype = float_dtype(x, gamma, beta)
     work = work_dtype(dtype)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is found and named below
-        y = _layer_norm(x.astype(work, copy=False), gamma.astype(work), beta.astype(work), _check_eps(eps))
+        y = layer_norm_unchecked(x.astype(work, copy=False), gamma.astype(work), beta.astype(work), _check_eps(eps))
     if not np.isfinite(y).all():
         raise ValueError(
             f"layer_norm's result overflowed {work}: the normalised x is finite, but gamma and beta"
@@ -144,7 +144,7 @@ def layer_norm(x, gamma, beta, eps=1e-5):
     return check_fits(y, dtype, "layer_norm's result", "gamma and beta are too large for {dtype}; rescale them")
 
 
-def _layer_norm(x, gamma, beta, eps):
+def layer_norm_unchecked(x, gamma, beta, eps):
     """layer_norm's arithmetic, on inputs already checked (attn_lib.models.minilm.bert: the model file is verified).
 
     Computed in x's dtype. The rows whose variance overflows (|x| near the dtype's largest number, or
@@ -159,7 +159,7 @@ def _layer_norm(x, gamma, beta, eps):
 
 
 def _layer_norm_rescaled(x, gamma, beta, eps, overflowed):
-    """`_layer_norm` for rows whose variance overflowed ([..., 1] True): LN(x) = LN_{eps / s^2}(x / s), s = max|x|."""
+    """layer_norm_unchecked for rows whose variance overflowed ([..., 1] True): LN(x) = LN_{eps/s²}(x/s), s = max|x|."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         s = np.max(np.abs(x), axis=-1, keepdims=True)  # [..., 1], positive on the rows that overflowed
         s = np.where(overflowed, s, 1)
@@ -198,10 +198,10 @@ def feed_forward(x, w_1, b_1, w_2, b_2, activation="gelu"):
         )
     b_1 = _check_vector(b_1, "b_1", w_1.shape[1], "d_ff")
     b_2 = _check_vector(b_2, "b_2", d_model, "d_model")
-    return _feed_forward(x, w_1, b_1, w_2, b_2, act)
+    return feed_forward_unchecked(x, w_1, b_1, w_2, b_2, act)
 
 
-def _feed_forward(x, w_1, b_1, w_2, b_2, act=None):
+def feed_forward_unchecked(x, w_1, b_1, w_2, b_2, act=None):
     """feed_forward's arithmetic (act: a function, default GELU), on inputs already checked."""
     hidden = (gelu if act is None else act)(x @ w_1 + b_1)  # [..., n, d_model] x [d_model, d_ff] -> [..., n, d_ff]
     return hidden @ w_2 + b_2  # [..., n, d_ff] x [d_ff, d_model] -> [..., n, d_model]

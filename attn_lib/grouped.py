@@ -30,7 +30,7 @@ from attn_lib._checks import (
     mask_array,
 )
 from attn_lib.core import scaled_dot_product_attention, softmax_unchecked
-from attn_lib.multihead import _attend_heads, _check_heads_mask, check_tokens_x
+from attn_lib.multihead import attend_heads, check_heads_mask, check_tokens_x
 
 
 def repeat_kv(x, n_rep):
@@ -190,8 +190,8 @@ def grouped_query_attention(x, w_q, w_k, w_v, w_o, n_heads, n_kv_heads, mask=Non
     d_kv = n_kv_heads * (d_model // n_heads)  # the width of all K (or V) heads together
     w_q, w_o = _check_weight(w_q, "w_q", d_model, d_model), _check_weight(w_o, "w_o", d_model, d_model)
     w_k, w_v = _check_weight(w_k, "w_k", d_model, d_kv), _check_weight(w_v, "w_v", d_model, d_kv)
-    _check_heads_mask(mask, x)
-    return _attend_heads(x, (w_q, w_k, w_v, w_o), (None,) * 4, n_heads, n_kv_heads, grouped_attention, mask)
+    check_heads_mask(mask, x)
+    return attend_heads(x, (w_q, w_k, w_v, w_o), (None,) * 4, n_heads, n_kv_heads, grouped_attention, mask)
 
 
 def init_grouped_weights(d_model, n_heads, n_kv_heads, seed=0):

@@ -85,7 +85,7 @@ def check_tokens_x(x):
         raise ValueError(f"x has d_model=0 (shape {x.shape}): each token needs at least one feature")
 
 
-def _check_heads_mask(mask, x):
+def check_heads_mask(mask, x):
     """Refuse a mask whose axes would line up with the wrong axes of the weights [..., h, n, n]."""
     try:
         shape = np.shape(mask)
@@ -122,8 +122,8 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=None,
     d_model = x.shape[-1]
     check_heads_divide(d_model, n_heads)
     weights, biases = _check_projections(d_model, (w_q, w_k, w_v, w_o), (b_q, b_k, b_v, b_o))
-    _check_heads_mask(mask, x)
-    return _attend_heads(x, weights, biases, n_heads, n_heads, scaled_dot_product_attention, mask)
+    check_heads_mask(mask, x)
+    return attend_heads(x, weights, biases, n_heads, n_heads, scaled_dot_product_attention, mask)
 
 
 def _check_projections(d_model, weights, biases):
@@ -135,7 +135,7 @@ def _check_projections(d_model, weights, biases):
     return weights, biases
 
 
-def _attend_heads(x, weights, biases, n_heads, n_kv_heads, attend, mask, memory=None):
+def attend_heads(x, weights, biases, n_heads, n_kv_heads, attend, mask, memory=None):
     """Validated x, (w_q, w_k, w_v, w_o), (b_q, b_k, b_v, b_o) -> output [..., n, d_model], weights [..., h, n, n].
 
     The steps every multi-head variant shares: project once for all heads, split into heads (n_kv_heads
@@ -206,8 +206,8 @@ def cross_attention(x, memory, w_q, w_k, w_v, w_o, n_heads, mask=None, *, b_q=No
         ) from None
     check_heads_divide(d_model, n_heads)
     weights, biases = _check_projections(d_model, (w_q, w_k, w_v, w_o), (b_q, b_k, b_v, b_o))
-    _check_heads_mask(mask, x)
-    return _attend_heads(x, weights, biases, n_heads, n_heads, scaled_dot_product_attention, mask, memory=memory)
+    check_heads_mask(mask, x)
+    return attend_heads(x, weights, biases, n_heads, n_heads, scaled_dot_product_attention, mask, memory=memory)
 
 
 def init_multi_head_weights(d_model, n_heads, seed=0):

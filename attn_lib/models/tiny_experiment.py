@@ -20,10 +20,10 @@ from attn_lib.models.tiny_model import attention_mask
 from attn_lib.models.tiny_training import (
     ROLES,
     TrainResult,
-    _check_corpus,
-    _check_split,
     ablation_accuracy,
     accuracy,
+    check_corpus,
+    check_split,
     predict,
     role_attention,
 )
@@ -43,7 +43,7 @@ def hidden_city_answers(params, config, split, dishes, role="today"):
     The kinds are ANSWER_KINDS and the shares sum to 1; "today_dish" (the right answer) is the
     ablation accuracy, "yesterday_dish" is never right (the two cities of a sentence always differ).
     """
-    _check_split(split)
+    check_split(split)
     if role not in ROLES:
         raise ValueError(f"role={role!r} must be one of {ROLES}")
     dishes = np.asarray(dishes)
@@ -66,7 +66,7 @@ def measure(corpus, result):
     answers_today_hidden: `hidden_city_answers` for the today-city; history: [step, loss, validation
     accuracy] at every evaluation.
     """
-    _check_corpus(corpus)
+    check_corpus(corpus)
     if not isinstance(result, TrainResult):
         raise TypeError(f"result must be the TrainResult returned by train(), got {describe_value(result)}")
     params, config, test = result.params, result.config, corpus.test
@@ -126,7 +126,7 @@ def row_differences(row, stored, corpus):
     (tests/test_tiny_experiment.py measures it), while a change to the corpus, the model or the
     training moves the numbers by much more.
     """
-    _check_corpus(corpus)
+    check_corpus(corpus)
     one = {name: 1 / len(getattr(corpus, name)) + 1e-9 for name in ("train", "validation", "test")}
     found = []
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attn_lib._checks import check_float_dtype, check_heads_divide, check_positive_int, describe_value
-from attn_lib.block import _layer_norm, gelu, layer_norm
+from attn_lib.block import gelu, layer_norm, layer_norm_unchecked
 from attn_lib.core import causal_mask
 from attn_lib.efficient import KVCache
 from attn_lib.models.tiny_model import (
@@ -307,14 +307,14 @@ def decode_step(params, config, caches, ids, start):
     check_tokens(config, ids[None])
     _check_caches(config, caches, start)
     x = params["tok_emb"][ids] + params["pos_emb"][start : start + len(ids)]  # [m, d]
-    # block._layer_norm: layer_norm's arithmetic without its input checks, run for every token written (the
+    # block.layer_norm_unchecked: layer_norm's arithmetic without its input checks, run for every token written (the
     # weights were checked when the model was built or loaded; the caches still check what they store)
     for layer, cache in enumerate(caches, start=1):
         p = block_weights(params, layer)
-        z = _layer_norm(x, p["ln1_gamma"], p["ln1_beta"], config.eps)  # [m, d]
+        z = layer_norm_unchecked(x, p["ln1_gamma"], p["ln1_beta"], config.eps)  # [m, d]
         q, k, v = (split_heads(z @ p[name], config.n_heads) for name in ("w_q", "w_k", "w_v"))  # [h, m, d_k]
         heads = cache.decode_step(q, k, v)  # [h, m, d_k]: each attends over the cached positions up to its own
         x = x + merge_heads(heads) @ p["w_o"]  # [h, m, d_k] -> [m, d]
-        x = x + ffn_forward(_layer_norm(x, p["ln2_gamma"], p["ln2_beta"], config.eps), p)[0]  # [m, d]
-    h_last = _layer_norm(x[-1], params["lnf_gamma"], params["lnf_beta"], config.eps)  # [d]
+        x = x + ffn_forward(layer_norm_unchecked(x, p["ln2_gamma"], p["ln2_beta"], config.eps), p)[0]  # [m, d]
+    h_last = layer_norm_unchecked(x[-1], params["lnf_gamma"], params["lnf_beta"], config.eps)  # [d]
     return unembed(params, h_last)  # [V]

@@ -64,7 +64,7 @@ class TrainResult:
     checkpoints: list = field(default_factory=list)
 
 
-def _check_corpus(corpus):
+def check_corpus(corpus):
     if not isinstance(corpus, Corpus):
         raise TypeError(
             f"corpus must be a Corpus from attn_lib.models.corpus.make_corpus(), got {describe_value(corpus)}"
@@ -109,7 +109,7 @@ def train(
     Weight decay (AdamW's: each step also shrinks every parameter by lr * weight_decay of itself) is
     on by default; benchmarks/learned_attention_seeds.py measures what it changes.
     """
-    _check_corpus(corpus)
+    check_corpus(corpus)
     max_steps = check_positive_int(max_steps, "max_steps")
     eval_every = check_positive_int(eval_every, "eval_every")
     checkpoint_every = check_positive_int(checkpoint_every, "checkpoint_every")
@@ -154,7 +154,7 @@ def train(
 # --- looking inside --------------------------------------------------------------------------------
 
 
-def _check_split(split):
+def check_split(split):
     if not isinstance(split, Split):
         raise TypeError(
             f"split must be a corpus Split (corpus.train, .validation or .test), got {describe_value(split)}"
@@ -169,7 +169,7 @@ def _role_positions(split, role):
 
 def blank_attention(params, config, split, mask=None):
     """-> weights [L, h, B, n]: in every layer and head, how the blank of each sentence spreads its attention."""
-    _check_split(split)
+    check_split(split)
     _, caches = forward(params, config, split.tokens, split.blank, mask=mask)
     rows = np.arange(len(split))
     return np.stack([cache["weights"][rows, :, split.blank] for cache in caches["layers"]]).transpose(0, 2, 1, 3)
@@ -177,7 +177,7 @@ def blank_attention(params, config, split, mask=None):
 
 def role_attention(params, config, split, role="today"):
     """-> [L, h]: the average weight that the blank puts on the today-city (or yesterday-city) token."""
-    _check_split(split)
+    check_split(split)
     return _role_weights(blank_attention(params, config, split), split, role)
 
 
@@ -190,7 +190,7 @@ def _role_weights(weights, split, role):
 def ablation_accuracy(params, config, split, role="today", scope="all"):
     """Accuracy when the `role` city token is hidden: scope="all": from every token in every layer;
     scope="blank": only from the blank's own query (in every layer)."""
-    _check_split(split)
+    check_split(split)
     positions = _role_positions(split, role)
     if scope not in ("all", "blank"):
         raise ValueError(f"scope={scope!r} must be 'all' or 'blank'")
@@ -202,7 +202,7 @@ def attention_during_training(result, split):
     """-> steps [C], today [C, L, h], yesterday [C, L, h]: `role_attention` at every checkpoint of `result`."""
     if not isinstance(result, TrainResult):
         raise TypeError(f"result must be the TrainResult returned by train(), got {describe_value(result)}")
-    _check_split(split)
+    check_split(split)
     steps = np.array([step for step, _ in result.checkpoints])  # [C]
     weights = [blank_attention(p, result.config, split) for _, p in result.checkpoints]  # one forward pass each
     today = np.stack([_role_weights(w, split, "today") for w in weights])  # [C, L, h]

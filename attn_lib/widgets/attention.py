@@ -41,7 +41,7 @@ from attn_lib.i18n import t
 from attn_lib.multihead import count_parameters, init_multi_head_weights, split_heads
 from attn_lib.pictures.fast_figures import FastFigure, cat_figure, heads_figure, heads_grid, heads_mosaic
 from attn_lib.pictures.heatmaps import draw_attention, use_cjk_font
-from attn_lib.widgets.shell import AttentionWidget, _language, check_tokens
+from attn_lib.widgets.shell import AttentionWidget, check_tokens, widget_language
 
 #: The d_k values of the d_k slider (log-spaced): those at which the running example is checked.
 D_K_OPTIONS = examples.CAT_D_KS  # 1, 2, 4, ..., 512
@@ -96,7 +96,7 @@ class DkWidget(AttentionWidget):
         # many independent pairs of unit-variance vectors: where Var(q . k) = d_k holds by construction
         self._q_sample = rng.standard_normal((n_pairs, d_max))  # [n_pairs, 512]
         self._k_sample = rng.standard_normal((n_pairs, d_max))  # [n_pairs, 512]
-        lang_now = _language(lang)
+        lang_now = widget_language(lang)
         controls = {
             "d_k": ipywidgets.SelectionSlider(
                 options=D_K_OPTIONS,
@@ -232,7 +232,7 @@ class MaskWidget(AttentionWidget):
         w_q, w_k, _ = examples.cat_projections(d_k, seed=check_seed(seed))  # the course's, at the default seed
         q, k = x @ w_q, x @ w_k  # [3, 4] x [4, d_k] -> [3, d_k] each
         self._scores = q @ k.T / np.sqrt(d_k)  # [3, d_k] x [d_k, 3] -> [3, 3]
-        lang_now = _language(lang)
+        lang_now = widget_language(lang)
         controls = {
             "mask": ipywidgets.ToggleButtons(
                 options=[(t("widgets.mask_none", lang_now), "none"), (t("widgets.mask_causal", lang_now), "causal")],
@@ -313,7 +313,7 @@ class HeadsWidget(AttentionWidget):
         # project once: changing h only changes how the d_model columns are split into heads
         self._q, self._k, self._v = self._x @ w["w_q"], self._x @ w["w_k"], self._x @ w["w_v"]  # [n, d_model] each
         options = [h for h in divisors(d_model) if h <= max_heads]
-        lang_now = _language(lang)
+        lang_now = widget_language(lang)
         value = max([h for h in options if h <= 4])
         controls = {
             "n_heads": ipywidgets.SelectionSlider(
@@ -386,7 +386,7 @@ class SetupCheckWidget(AttentionWidget):
 
     def __init__(self, lang=None):
         self._scores = examples.cat_example().scaled_scores  # [3, 3]: the course's 猫吃鱼, Q Kᵀ / √d_k
-        lang_now = _language(lang)
+        lang_now = widget_language(lang)
         controls = {
             "temperature": ipywidgets.FloatLogSlider(
                 value=1.0,

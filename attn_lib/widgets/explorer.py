@@ -32,8 +32,8 @@ from attn_lib.pictures.generation_plots import NextTokenBars, setting_label
 from attn_lib.pictures.heatmaps import plot_attention
 from attn_lib.sampling import greedy, sampler, sampling_distribution
 from attn_lib.widgets.explorer_view import ModelView, token_label
-from attn_lib.widgets.generation import TEMPERATURES, TOP_K, TOP_P, _slider
-from attn_lib.widgets.shell import _language
+from attn_lib.widgets.generation import TEMPERATURES, TOP_K, TOP_P, selection_slider
+from attn_lib.widgets.shell import widget_language
 
 #: The longest text the explorer runs, in tokens: past it a heatmap's labels and cells are too small to read.
 MAX_TOKENS = 64
@@ -71,7 +71,7 @@ class ExplorerWidget(ipywidgets.VBox):
     def __init__(self, view, text, seed=0, lang=None):
         super().__init__()
         self.view, self.seed, self.lang = view, check_seed(seed), lang
-        now = _language(lang)
+        now = widget_language(lang)
         self.result = None  # the last text the model ran on: ids, labels, weights, logits, probs
         self._figures = {}  # (labels, mode, lang) -> a drawn figure, least recently used first
         self.text = ipywidgets.Text(
@@ -100,9 +100,13 @@ class ExplorerWidget(ipywidgets.VBox):
         self.controls = {"text": self.text, "layer": self.layer, "head": self.head, "all_heads": self.all_heads}
         if view.causal:
             labels = [(t("gen.widget_greedy", now) if v == 0 else f"{v:g}", v) for v in TEMPERATURES]
-            self.temperature = _slider(labels, 1.0, t("gen.widget_temperature", now))
-            self.top_k = _slider([(t("gen.widget_off", now) if k == 0 else str(k), k) for k in TOP_K], 0, "top-k")
-            self.top_p = _slider([(t("gen.widget_off", now) if p == 1 else f"{p:g}", p) for p in TOP_P], 1.0, "top-p")
+            self.temperature = selection_slider(labels, 1.0, t("gen.widget_temperature", now))
+            self.top_k = selection_slider(
+                [(t("gen.widget_off", now) if k == 0 else str(k), k) for k in TOP_K], 0, "top-k"
+            )
+            self.top_p = selection_slider(
+                [(t("gen.widget_off", now) if p == 1 else f"{p:g}", p) for p in TOP_P], 1.0, "top-p"
+            )
             self.count = ipywidgets.Dropdown(
                 options=list(WRITE_COUNTS),
                 value=8,
@@ -151,7 +155,7 @@ class ExplorerWidget(ipywidgets.VBox):
         self._guarded(self.draw_bars)
 
     def current_language(self):
-        return _language(self.lang)
+        return widget_language(self.lang)
 
     def _guarded(self, action, *args):
         """Run `action`; an error becomes one short line in the widget (never a traceback). -> True if it ran."""

@@ -25,7 +25,7 @@ from attn_lib.models.lm_corpus import LMCorpus, make_lm_corpus
 from attn_lib.models.lm_experiment import load_tiny_lm
 from attn_lib.pictures.generation_plots import NextTokenBars, setting_label
 from attn_lib.sampling import greedy, sampler, sampling_distribution
-from attn_lib.widgets.shell import AttentionWidget, _language
+from attn_lib.widgets.shell import AttentionWidget, widget_language
 
 TEMPERATURES = (0.0, 0.2, 0.5, 0.7, 1.0, 1.3, 1.6, 2.0, 3.0)
 TOP_K = (0, 1, 2, 3, 5, 10, 20, 50)  # 0: off (every token)
@@ -35,7 +35,7 @@ PROMPTS = ("今天 天气", "今天", "我们", "妈妈", "明天 上海", "")
 BARS = 8
 
 
-def _slider(options, value, label):
+def selection_slider(options, value, label):
     return ipywidgets.SelectionSlider(
         options=list(options), value=value, continuous_update=False, description=label,
         style={"description_width": "initial"},
@@ -54,16 +54,16 @@ class SamplingWidget(AttentionWidget):
         for prompt in prompts:
             corpus.encode(prompt)  # every prompt's words must be in the vocabulary (a clear error otherwise)
         self._logits = {}  # prompt -> logits [V] of the next token
-        now = _language(lang)
+        now = widget_language(lang)
         labels = [(t("gen.widget_greedy", now) if v == 0 else f"{v:g}", v) for v in TEMPERATURES]
         top_k = [(t("gen.widget_off", now) if k == 0 else str(k), k) for k in TOP_K]
         top_p = [(t("gen.widget_off", now) if p == 1 else f"{p:g}", p) for p in TOP_P]
         shown = [("".join(p.split()) or t("gen.widget_start", now), p) for p in prompts]
         controls = {
             "prompt": ipywidgets.Dropdown(options=shown, value=prompts[0], description=t("gen.widget_prompt", now)),
-            "temperature": _slider(labels, 1.0, t("gen.widget_temperature", now)),
-            "top_k": _slider(top_k, 0, "top-k"),
-            "top_p": _slider(top_p, 1.0, "top-p"),
+            "temperature": selection_slider(labels, 1.0, t("gen.widget_temperature", now)),
+            "top_k": selection_slider(top_k, 0, "top-k"),
+            "top_p": selection_slider(top_p, 1.0, "top-p"),
         }
         super().__init__(controls, lang)
 

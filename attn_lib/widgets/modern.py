@@ -33,7 +33,7 @@ from attn_lib.multihead import split_heads
 from attn_lib.pictures.fast_figures import FastFigure
 from attn_lib.pictures.heatmaps import MASK_FACE, MASK_HATCH, masked_legend_handle, use_cjk_font
 from attn_lib.sliding_window import receptive_field, receptive_field_mask, sliding_window_mask
-from attn_lib.widgets.shell import AttentionWidget, _language, check_tokens
+from attn_lib.widgets.shell import AttentionWidget, check_tokens, widget_language
 
 #: The sliding-window widget draws this many positions.
 WINDOW_POSITIONS = 32
@@ -95,7 +95,7 @@ class KVHeadsWidget(AttentionWidget):
         self._mask = causal_mask(n)
         options = divisors(self.n_heads)
         value = min(options, key=lambda kv: abs(kv - max(1, self.n_heads // 4)))  # 2 of 8: a real grouping
-        lang_now = _language(lang)
+        lang_now = widget_language(lang)
         controls = {"n_kv_heads": _slider(options, value, t("modern.kv_label", lang_now))}
         super().__init__(controls, lang)
 
@@ -200,7 +200,7 @@ class WindowWidget(AttentionWidget):
                 f"max_layers={max_layers} is more than n={self.n}: after n - 1 layers of a window of 2 or more,"
                 " every output can depend on every earlier input"
             )
-        lang_now = _language(lang)
+        lang_now = widget_language(lang)
         controls = {
             "window": _slider(range(1, max_window + 1), min(4, max_window), t("modern.window_label", lang_now)),
             "layers": _slider(range(1, max_layers + 1), min(3, max_layers), t("modern.layers_label", lang_now)),

@@ -25,7 +25,7 @@ from attn_lib.i18n import t
 from attn_lib.pictures.fast_figures import DPI, _png, draw_titles
 from attn_lib.pictures.heatmaps import use_cjk_font
 from attn_lib.position import frequencies, rope, sinusoidal_encoding
-from attn_lib.widgets.shell import AttentionWidget, _language
+from attn_lib.widgets.shell import AttentionWidget, widget_language
 
 #: The frequency bases the slider offers (the papers use 10000; some recent models use far larger ones).
 BASES = (100, 1000, 10_000, 100_000)
@@ -88,7 +88,7 @@ class PositionWidget(AttentionWidget):
         high = max(max(float(rope_scores.max()), float(added.max())) for rope_scores, added in extremes)
         margin = 0.05 * (high - low)
         self.ylim = (min(low, 0.0) - margin, high + margin)
-        lang_now = _language(lang)
+        lang_now = widget_language(lang)
         controls = {
             "offset": ipywidgets.IntSlider(
                 value=0,

@@ -24,7 +24,7 @@ FIGURE_CACHE = 8
 FIGURE_CACHE_PIXELS = 12_000_000
 
 
-def _language(lang):
+def widget_language(lang):
     """The language to draw in: `lang`, or the one set by `set_language` when `lang` is None."""
     return get_language() if lang is None else check_language(lang)
 
@@ -89,7 +89,7 @@ class AttentionWidget(ipywidgets.VBox):
         self.update()
 
     def current_language(self):
-        return _language(self.lang)
+        return widget_language(self.lang)
 
     def compute(self, lang):
         """-> (state dict, list of matrices to draw, list of title strings). Subclasses implement it."""

@@ -15,10 +15,10 @@ import numpy as np
 from attn_lib._checks import describe_value
 from attn_lib.i18n import t
 from attn_lib.models.corpus import Corpus
-from attn_lib.models.tiny_training import TrainResult, _check_split, blank_attention
+from attn_lib.models.tiny_training import TrainResult, blank_attention, check_split
 from attn_lib.pictures.fast_figures import FastFigure
 from attn_lib.pictures.heatmaps import plot_attention
-from attn_lib.widgets.shell import AttentionWidget, _language
+from attn_lib.widgets.shell import AttentionWidget, widget_language
 
 
 class CheckpointWidget(AttentionWidget):
@@ -35,7 +35,7 @@ class CheckpointWidget(AttentionWidget):
             raise TypeError(f"result must be the TrainResult returned by train(), got {describe_value(result)}")
         if not result.checkpoints:
             raise ValueError("result has no checkpoints: train with checkpoint_every > 0")
-        _check_split(split)
+        check_split(split)
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(split):
             raise ValueError(f"index={index!r} must pick a sentence of split, between 0 and {len(split) - 1}")
         self.result, self.split, self.index = result, split, int(index)
@@ -50,7 +50,7 @@ class CheckpointWidget(AttentionWidget):
             options=steps,
             value=steps[-1],
             continuous_update=False,
-            description=t("tiny.step_axis", _language(lang)),
+            description=t("tiny.step_axis", widget_language(lang)),
             style={"description_width": "initial"},
         )
         super().__init__({"step": slider}, lang)

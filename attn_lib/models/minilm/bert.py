@@ -22,7 +22,7 @@ multi_head_attention, unchanged.
 import numpy as np
 
 from attn_lib._checks import describe_value
-from attn_lib.block import _feed_forward, _layer_norm, erf, feed_forward, gelu, layer_norm  # noqa: F401 (erf, gelu, feed_forward, layer_norm: part of this module's API)
+from attn_lib.block import erf, feed_forward, feed_forward_unchecked, gelu, layer_norm, layer_norm_unchecked  # noqa: F401 (erf, gelu, feed_forward, layer_norm: part of this module's API)
 from attn_lib.multihead import merge_heads, multi_head_attention, split_heads
 
 
@@ -46,7 +46,7 @@ def embed_tokens(input_ids, params, token_type_ids=None, eps=1e-12):
         + params["position_embeddings"][:n]  # [n, d_model], positions 0..n-1
         + params["token_type_embeddings"][token_type_ids]  # [..., n] -> [..., n, d_model]
     )
-    return _layer_norm(x, params["embeddings_ln_gamma"], params["embeddings_ln_beta"], eps)
+    return layer_norm_unchecked(x, params["embeddings_ln_gamma"], params["embeddings_ln_beta"], eps)
 
 
 def _check_attention_result(value, q, weights_shape):
@@ -96,9 +96,9 @@ def encoder_layer(x, layer, n_heads, mask=None, eps=1e-12, *, attention=None):
     else:
         heads_out, weights = multi_head_with(attention, x, layer, n_heads, mask)
     # the model's own weights need no check at every call (the file is checked against its SHA-256 when loaded)
-    x = _layer_norm(x + heads_out, layer["ln1_gamma"], layer["ln1_beta"], eps)  # [..., n, d_model]
-    ff = _feed_forward(x, layer["w_1"], layer["b_1"], layer["w_2"], layer["b_2"])  # [..., n, d_model]
-    return _layer_norm(x + ff, layer["ln2_gamma"], layer["ln2_beta"], eps), weights
+    x = layer_norm_unchecked(x + heads_out, layer["ln1_gamma"], layer["ln1_beta"], eps)  # [..., n, d_model]
+    ff = feed_forward_unchecked(x, layer["w_1"], layer["b_1"], layer["w_2"], layer["b_2"])  # [..., n, d_model]
+    return layer_norm_unchecked(x + ff, layer["ln2_gamma"], layer["ln2_beta"], eps), weights
 
 
 def bert_encoder(input_ids, params, n_heads, attention_mask=None, eps=1e-12, *, attention=None):
