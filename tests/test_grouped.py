@@ -281,9 +281,12 @@ def test_the_published_configurations_are_consistent():
         assert config.source, config.name
         assert source_note(config, "en") == config.source, f"{config.name}: the English note is the source as it is"
         zh = source_note(config, "zh")
-        assert zh.endswith("出处：" + config.source) and re.search("[\u4e00-\u9fff]", zh.split("出处：")[0]), (
+        assert zh.endswith("出处：" + config.reference) and re.search("[\u4e00-\u9fff]", zh.split("出处：")[0]), (
             f"{config.name}: the Chinese note should say in Chinese what the source shows, then cite it: {zh!r}"
         )
+        pieces = [piece.strip() for part in config.reference.split(";") for piece in part.split(",")]
+        assert all(piece in config.source for piece in pieces), f"{config.name}: the reference is the source's"
+        assert "(" not in zh.split("出处：")[1].replace("(PagedAttention)", ""), f"{config.name}: no English notes"
     assert [c.kind for c in (LLAMA2_7B, OPT_13B, LLAMA2_70B, MISTRAL_7B, FALCON_7B)] == [
         "MHA",
         "MHA",

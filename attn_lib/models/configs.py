@@ -8,7 +8,7 @@ sliding window only the last `sliding_window` tokens of each layer need to stay 
 
 from dataclasses import dataclass
 
-from attn_lib.i18n import t
+from attn_lib.i18n import get_language, t
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,8 @@ class AttentionConfig:
     context: int  # the context length the model was trained with, in tokens
     sliding_window: int | None  # keys a query sees per layer (None: the whole context)
     source: str
+    #: The source without its notes (what a note that has already said them in another language cites).
+    reference: str | None = None
 
     @property
     def kind(self):
@@ -44,6 +46,7 @@ LLAMA2_7B = AttentionConfig(
     sliding_window=None,
     source="Touvron et al. 2023, Llama 2, Table 1 (4k context; GQA only for 34B and 70B);"
     " config.json of meta-llama/Llama-2-7b-hf",
+    reference="Touvron et al. 2023, Llama 2, Table 1; config.json of meta-llama/Llama-2-7b-hf",
 )
 
 LLAMA2_70B = AttentionConfig(
@@ -57,6 +60,7 @@ LLAMA2_70B = AttentionConfig(
     sliding_window=None,
     source="Touvron et al. 2023, Llama 2, Table 1 and section 2.2 (GQA);"
     " config.json of meta-llama/Llama-2-70b-hf (num_key_value_heads 8)",
+    reference="Touvron et al. 2023, Llama 2, Table 1 and section 2.2; config.json of meta-llama/Llama-2-70b-hf",
 )
 
 MISTRAL_7B = AttentionConfig(
@@ -69,6 +73,7 @@ MISTRAL_7B = AttentionConfig(
     context=8192,
     sliding_window=4096,
     source="Jiang et al. 2023, Mistral 7B, Table 1 (n_kv_heads 8, window_size 4096, context_len 8192)",
+    reference="Jiang et al. 2023, Mistral 7B, Table 1",
 )
 
 FALCON_7B = AttentionConfig(
@@ -82,6 +87,7 @@ FALCON_7B = AttentionConfig(
     sliding_window=None,
     source="config.json of tiiuae/falcon-7b (multi_query true: 71 query heads of 64, one key and one value head);"
     " Almazrouei et al. 2023, The Falcon Series of Open Language Models",
+    reference="config.json of tiiuae/falcon-7b; Almazrouei et al. 2023, The Falcon Series of Open Language Models",
 )
 
 OPT_13B = AttentionConfig(
@@ -95,6 +101,7 @@ OPT_13B = AttentionConfig(
     sliding_window=None,
     source="Zhang et al. 2022, OPT, Table 1; Kwon et al. 2023 (PagedAttention), section 3, which gives its KV"
     " cache as 800 KB per token: 2 (key and value) x 5120 (hidden size) x 40 (layers) x 2 (bytes, FP16)",
+    reference="Zhang et al. 2022, OPT, Table 1; Kwon et al. 2023 (PagedAttention), section 3",
 )
 
 #: The configurations notebook 12 compares, multi-head first.
@@ -102,9 +109,10 @@ CONFIGS = (LLAMA2_7B, OPT_13B, LLAMA2_70B, MISTRAL_7B, FALCON_7B)
 
 
 def source_note(config, lang=None):
-    """Where `config`'s numbers come from, as notebook 12 prints it: the source itself (English), or in Chinese a
-    note on what the source shows followed by the source."""
-    return t("configs.source." + config.name, lang, source=config.source)
+    """Where `config`'s numbers come from, as notebook 12 prints it: the source itself, notes and all (English), or
+    in Chinese a note on what the source shows, in Chinese, followed by the reference alone."""
+    chinese = (get_language() if lang is None else lang) == "zh"
+    return t("configs.source." + config.name, lang, source=config.reference if chinese else config.source)
 
 
 # --- the other lines of a config: the norm, the feed-forward network, RoPE (notebooks 07 and 12) -------
