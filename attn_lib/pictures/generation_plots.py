@@ -120,9 +120,9 @@ def plot_sampling_filters(logits, tokens, settings=FILTER_SETTINGS, *, top=4, ti
     """logits [V], tokens [V] -> a Figure: the distribution drawn from under each (temperature, top_k, top_p).
 
     The bars stand for the same tokens in every panel: the `top` most likely at temperature 1 (at most
-    MAX_BARS = 30), then the others together. Each panel's outline is the distribution at T = 1, the
-    filled bar what sampling with that setting draws from (attn_lib.sampling.sampling_distribution); a
-    token filtered out keeps only its outline.
+    MAX_BARS = 30), then the others that can be drawn together (a token whose logit is -inf is not counted
+    among them). Each panel's outline is the distribution at T = 1, the filled bar what sampling with that
+    setting draws from (attn_lib.sampling.sampling_distribution); a token filtered out keeps only its outline.
     """
     use_cjk_font()
     top = _check_top(top, "plot_sampling_filters")
@@ -130,6 +130,7 @@ def plot_sampling_filters(logits, tokens, settings=FILTER_SETTINGS, *, top=4, ti
     tokens, base = _distribution(tokens, sampling_distribution(logits), "tokens")
     order = np.argsort(-base, kind="stable")[:top]
     rest = np.setdiff1d(np.arange(len(tokens)), order)
+    rest = rest[np.isfinite(logits[rest])]  # "the other N" counts only tokens that can be drawn (-inf never is)
     labels = [str(tokens[i]) for i in order] + ([None] if len(rest) else [])
 
     def heights(probs):
