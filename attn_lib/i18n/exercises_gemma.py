@@ -86,7 +86,7 @@ STRINGS = {
         "The queries were lined up with the first n_q positions (query i at position i). They are the last n_q ="
         " {n_q} of the n_k = {n_k} positions, as when decoding with a cache: query i is at position pos_i = n_k − n_q +"
         " i = {first} + i, so compare pos_i − j with the window, not i − j.",
-        "查询被对齐到了前 n_q 个位置（查询 i 在位置 i）。它们其实是 n_k = {n_k} 个位置中的最后 n_q = {n_q}"
+        "你把查询排在了前 n_q 个位置（查询 i 在位置 i）。它们其实是 n_k = {n_k} 个位置中的最后 n_q = {n_q}"
         " 个，就像用缓存解码时那样：查询 i 在位置 pos_i = n_k − n_q + i = {first} + i，所以要拿 pos_i − j"
         " 和窗口比较，而不是 i − j。",
     ),
@@ -109,7 +109,7 @@ STRINGS = {
         "The cache grew to W + 1 = {W} + 1 slots: the new key was appended. A rolling cache keeps its W = {W} slots:"
         " write position p = {p} at slot p % W = {slot}, over the oldest position (the one the window has just"
         " left), or into an empty slot while the cache is filling.",
-        "缓存长到了 W + 1 = {W} + 1 个槽位：新键被追加到了末尾。滚动缓存始终只有 W = {W} 个槽位：把位置 p = {p}"
+        "缓存长到了 W + 1 = {W} + 1 个槽位：你把新键追加到了末尾。滚动缓存始终只有 W = {W} 个槽位：把位置 p = {p}"
         " 写到槽位 p % W = {slot}，覆盖最旧的那个位置（窗口刚刚离开它）；缓存还没写满时，就写进一个空槽位。",
     ),
     "exercises.window_step_unchanged": (

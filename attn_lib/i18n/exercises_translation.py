@@ -116,7 +116,7 @@ STRINGS = {
     "exercises.padding_pad_zero": (
         "The pad id is hard-coded to 0, but here it is {pad_id} (and a real token may have the id 0). Compare with"
         f" the argument: {_KEY_MASK}.",
-        "填充编号被写死成了 0，而这里的填充编号是 {pad_id}，编号为 0 的也可能是真实的词元。"
+        "你把填充编号写死成了 0，而这里的填充编号是 {pad_id}，编号为 0 的也可能是真实的词元。"
         f"要和参数比较：{_KEY_MASK_ZH}。",
     ),
     "exercises.padding_first_only": (
@@ -128,7 +128,7 @@ STRINGS = {
     "exercises.dropout_nothing_dropped": (
         "In training with p = {p}, not one weight was set to 0. Drop each entry with probability p and divide the"
         " kept ones by 1 − p. (Is the training flag read the wrong way round?)",
-        "训练时 p = {p}，却没有一个权重被置为 0。训练时要以概率 p 丢弃每个数，其余的除以 1 − p。"
+        "训练时 p = {p}，却没有一个权重置为 0。训练时要以概率 p 丢弃每个数，其余的除以 1 − p。"
         "是不是把是否在训练的标志读反了？",
     ),
     "exercises.dropout_rows": (
@@ -192,7 +192,7 @@ STRINGS = {
         " dropout paper's convention: drop without scaling in training, multiply by 1 − p at test time. This course"
         " divides the kept weights by 1 − p during training instead, so that evaluation is untouched: with"
         " training=False, return the weights unchanged.",
-        "评估时，权重被乘了 1 − p = {keep} 才返回。这是最初提出丢弃的论文的做法：训练时只丢弃、不缩放，测试时乘以"
+        "评估时，返回的权重乘了 1 − p = {keep}。这是最初提出丢弃的论文的做法：训练时只丢弃、不缩放，测试时乘以"
         " 1 − p。本课程改为在训练时把保留的权重除以 1 − p，所以评估时什么都不用动：不在训练时，原样返回权重。",
     ),
     "exercises.dropout_at_eval": (

@@ -20,7 +20,8 @@ STRINGS = {
     "explore.too_long": (
         "This text is {n} tokens long; the explorer shows at most {max} (its heatmaps would be unreadable): shorten"
         " it. The picture still shows the text before.",
-        "这段文字有 {n} 个词元，而浏览器最多显示 {max} 个（再多热力图就看不清了），请缩短一些。下面仍是上一句的结果。",
+        "这段文字有 {n} 个词元，这个交互控件最多显示 {max} 个（再多热力图就看不清了），请缩短一些。"
+        "下面仍是上一句的结果。",
     ),
     "explore.empty": ("Type at least one character.", "请至少输入一个字。"),
     "explore.head_title": (

@@ -45,7 +45,7 @@ STRINGS = {
     # plot_score_ranges
     "gemma.score_title": (
         "The largest |score| in each layer, with QK-norm and with it removed",
-        "每一层最大的 |分数|：保留 QK 归一化，与去掉它",
+        "保留和去掉 QK 归一化时，每一层最大的 |分数|",
     ),
     "gemma.with_norm": ("with QK-norm (as the model was trained)", "保留 QK 归一化（模型训练时的样子）"),
     "gemma.without_norm": ("QK-norm removed", "去掉 QK 归一化"),

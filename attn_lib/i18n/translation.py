@@ -39,7 +39,7 @@ STRINGS = {
     ),
     "translation.mask_cross": (
         "③ cross-attention {shape}\n<pad> keys masked; no triangle",
-        "③ 交叉注意力 {shape}\n只掩码 <pad> 键，没有三角",
+        "③ 交叉注意力 {shape}\n只掩码 <pad> 键，没有因果三角",
     ),
     "translation.queries": ("queries", "查询"),
     "translation.keys": ("keys", "键"),
@@ -71,7 +71,7 @@ STRINGS = {
     # plot_dropout_seeds
     "translation.seeds_title": (
         "{n} seeds, each trained without and with attention dropout",
-        "{n} 个随机种子，每个都在无、有注意力丢弃时各训练一次",
+        "{n} 个随机种子，每个种子不加、加注意力丢弃各训练一次",
     ),
     "translation.test_loss": ("test loss (nats per word)\nlower is better", "测试损失（每词奈特数）\n越低越好"),
     "translation.test_exact": ("test sentences exactly right\nhigher is better", "完全译对的测试句子\n越高越好"),
