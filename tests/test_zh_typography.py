@@ -288,6 +288,33 @@ def test_no_space_after_a_full_width_colon_in_printed_output():
     )
 
 
+def quote_number_gaps(text):
+    """A space between a closing Chinese quote and a number or bracket after it: “很好” 40 句 (STYLE.md section 3)."""
+    return [m.group() for m in re.finditer(r"”[ \u3000]+[\d（(]", text)]
+
+
+def ascii_arrows(line):
+    """An ASCII arrow in a printed line that has Chinese in it (the Chinese edition prints “→”)."""
+    return re.search(f"[{CJK}]", line) is not None and "->" in line
+
+
+def test_no_space_between_a_closing_quote_and_a_number():
+    found = [f"{where}: {gap!r}" for where, text in chinese_documents() for gap in quote_number_gaps(text)]
+    found += [
+        f"zh/{name} cell {i}: {line.strip()[:60]}"
+        for name in ZH_NOTEBOOKS
+        for i, text in stored_outputs(name)
+        for line in text.splitlines()
+        if quote_number_gaps(line) or ascii_arrows(line)
+    ]
+    assert not found, "“很好”40 句, not “很好” 40 句; → not -> in printed Chinese:\n" + "\n".join(found)
+
+
+def test_the_quote_number_check_can_fail():
+    assert quote_number_gaps("“很好” 40 句，“不错”24 句，看“今天” （两个头）") == ["” 4", "” （"]
+    assert ascii_arrows("一个块：(5, 16) -> (5, 16)") and not ascii_arrows("x -> y")
+
+
 def fields(line):
     """(first column, column after the last) of each field of a printed line, in display columns: fields are
     separated by two or more spaces; text in brackets (a printed list or array) is one field."""
