@@ -112,7 +112,8 @@ def source_note(config, lang=None):
     """Where `config`'s numbers come from, as notebook 12 prints it: the source itself, notes and all (English), or
     in Chinese a note on what the source shows, in Chinese, followed by the reference alone."""
     chinese = (get_language() if lang is None else lang) == "zh"
-    return t("configs.source." + config.name, lang, source=config.reference if chinese else config.source)
+    cited = (config.reference or config.source) if chinese else config.source
+    return t("configs.source." + config.name, lang, source=cited)
 
 
 # --- the other lines of a config: the norm, the feed-forward network, RoPE (notebooks 07 and 12) -------
