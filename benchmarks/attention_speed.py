@@ -49,7 +49,7 @@ if "--threads" in sys.argv[:-1]:  # BLAS reads its thread count once, when numpy
 
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from own_process import METHODS, alternate, inputs, load, measure, median  # noqa: E402
+from own_process import METHODS, alternate, inputs, load, machine, measure, median  # noqa: E402
 from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
 from attn_lib import causal_mask, scaled_dot_product_attention  # noqa: E402
@@ -374,15 +374,17 @@ def environment():
         "numpy": np.__version__,
         "torch": torch_version,
         "cpus": os.cpu_count(),
-        "cpu": platform.processor() or platform.machine(),
+        "cpu": machine()[0],
         "blas": [
-            f"{p.get('internal_api')} {p.get('version')}, {p.get('num_threads')} threads" for p in threadpool_info()
+            f"{p.get('internal_api')} {p.get('version')}, core type {p.get('architecture')}, {p.get('num_threads')}"
+            " threads"
+            for p in threadpool_info()
         ],
         "env": {key: value for key, value in os.environ.items() if key.startswith(("OPENBLAS", "OMP_", "MKL_"))},
     }
     lines = [
         f"python {info['python']}, numpy {info['numpy']}, torch {torch_version or 'not installed'}",
-        f"cpu count {info['cpus']}; numpy's BLAS: {'; '.join(info['blas'])}",
+        f"CPU: {info['cpu']}; cpu count {info['cpus']}; numpy's BLAS: {'; '.join(info['blas'])}",
         f"thread/BLAS environment variables: {info['env'] or 'none set'}",
     ]
     return info, lines

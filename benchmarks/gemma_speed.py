@@ -44,6 +44,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from own_process import machine  # noqa: E402
 from smollm_speed import (  # noqa: E402 (the shared machinery of the SmolLM2 benchmark)
     HAVE_TORCH,
     PAUSE,
@@ -300,33 +301,6 @@ def fresh_copy(folder):
     except OSError:
         shutil.copy2(source, target)
     return target
-
-
-def machine():
-    """-> (the CPU's name, its kind for the results' file name, numpy's BLAS as threadpoolctl sees it)."""
-    info = {}
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                info.setdefault(key.strip(), value.strip())
-    except OSError:
-        pass
-    flags = info.get("flags", "").split()
-    vendor = {"AuthenticAMD": "amd", "GenuineIntel": "intel"}.get(info.get("vendor_id"), platform.machine())
-    kind = f"{vendor}_{'avx512' if 'avx512f' in flags else 'avx2' if 'avx2' in flags else 'base'}"
-    name = info.get("model name", platform.processor())
-    name = f"{name} (family {info.get('cpu family')}, model {info.get('model')})"
-    try:
-        import numpy  # noqa: F401 (loads the BLAS that threadpoolctl then finds)
-        from threadpoolctl import threadpool_info
-
-        blas = [f"{b.get('internal_api')} {b.get('version')}, core type {b.get('architecture')},"
-                f" {b.get('num_threads')} threads"
-                for b in threadpool_info() if b.get("user_api") == "blas"]  # fmt: skip
-    except ImportError:
-        blas = []
-    return name, kind, "; ".join(blas) or "unknown"
 
 
 def summarise(results, paired, kinds, loads):

@@ -14,6 +14,7 @@ PyTorch is imported only in the processes of its own methods, so it stays an opt
 import gc
 import json
 import os
+import platform
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,35 @@ METHODS = {
     "attn_lib sdpa": "attn_lib scaled_dot_product_attention (returns the weights too)",
     "naive": "the formula as written in numpy (full n x n arrays)",
 }
+
+
+def machine():
+    """-> (the CPU's name, its kind for the results' file name, numpy's BLAS as threadpoolctl sees it: its core type
+    and threads). Every results file names the machine (issue 43: the same code was 0.91x transformers on an AMD EPYC
+    and 1.7x on an Intel Xeon)."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                info.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    flags = info.get("flags", "").split()
+    vendor = {"AuthenticAMD": "amd", "GenuineIntel": "intel"}.get(info.get("vendor_id"), platform.machine())
+    kind = f"{vendor}_{'avx512' if 'avx512f' in flags else 'avx2' if 'avx2' in flags else 'base'}"
+    name = info.get("model name", platform.processor())
+    name = f"{name} (family {info.get('cpu family')}, model {info.get('model')})"
+    try:
+        import numpy  # noqa: F401 (loads the BLAS that threadpoolctl then finds)
+        from threadpoolctl import threadpool_info
+
+        blas = [f"{b.get('internal_api')} {b.get('version')}, core type {b.get('architecture')},"
+                f" {b.get('num_threads')} threads"
+                for b in threadpool_info() if b.get("user_api") == "blas"]  # fmt: skip
+    except ImportError:
+        blas = []
+    return name, kind, "; ".join(blas) or "unknown"
 
 
 def inputs(n, heads=H, seed=0):

@@ -47,6 +47,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from own_process import machine
+
 RESULTS = Path(__file__).resolve().parent / "results"
 TEXT = "The capital of France is Paris, and the capital of Italy is Rome. The capital of Spain is"
 N_PROMPT, N_NEW, N_LONG = 16, 32, 128
@@ -269,6 +271,7 @@ def report(med, paired, summary, kinds, loads, args, waited):
         "# SmolLM2-135M: numpy against transformers", "",
         f"Command: `{' '.join(['python benchmarks/smollm_speed.py', *sys.argv[1:]])}`", "",
         f"- python {platform.python_version()}, cpu count {os.cpu_count()}, {datetime.date.today().isoformat()}",
+        "- CPU: {}; numpy's BLAS: {}".format(*machine()[::2]),
         f"- load average (1 min) during the run: {min(loads):.2f} .. {max(loads):.2f}{waited}",
         f"- {args.rounds} rounds, each kind in a fresh process, alternating; medians of every timed call", "",
         "The table: each process's own calls, made one process after the other (a minute or more apart).", "",
@@ -383,8 +386,9 @@ def main():
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "smollm_speed.md").write_text(text, encoding="utf-8")
-        record = {"medians_s": med, "paired_s": paired, "summary": summary, "loadavg": [min(loads), max(loads)],
-                  "argv": sys.argv[1:]}  # fmt: skip
+        cpu, _, blas = machine()
+        record = {"cpu": cpu, "blas": blas, "medians_s": med, "paired_s": paired, "summary": summary,
+                  "loadavg": [min(loads), max(loads)], "argv": sys.argv[1:]}  # fmt: skip
         (out / "smollm_speed.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return 0 if all(ok for *_, ok in budgets(summary)) else 1
 
