@@ -142,13 +142,14 @@ def tiled_attention(
 
     # the tasks: one head and one block of query rows each, with the key blocks it reads; costliest first
     heads = int(np.prod(batch))
+    split = block_k is None  # chosen blocks: the diagonal's split finer (given ones keep their sums' order)
     rows, block_k = _block_sizes(n_q, n_k, work.itemsize, window, block_q, block_k)
-    plans = plan_blocks(n_q, n_k, rows, block_k, causal, window)
+    plans = plan_blocks(n_q, n_k, rows, block_k, causal, window, split)
     multiply_adds = heads * sum(cost for cost, *_ in plans) * (d_k + d_v)
     if block_q is None and threads > 1 and multiply_adds >= MIN_PARALLEL_WORK:
         while rows > 64 and heads * len(plans) < 4 * threads:  # few heads: smaller blocks, so every thread has work
             rows //= 2
-            plans = plan_blocks(n_q, n_k, rows, block_k, causal, window)
+            plans = plan_blocks(n_q, n_k, rows, block_k, causal, window, split)
     tasks = sorted(((cost, b, *plan) for b in np.ndindex(*batch) for cost, *plan in plans), key=lambda t: -t[0])
 
     def attend(task, scratch):
@@ -162,16 +163,16 @@ def tiled_attention(
         # scaling q (bq x d_k numbers) is cheaper than scaling every score
         q_blk = np.multiply(q[b][i0:i1], scale, out=buffer(scratch, "q", (i1 - i0, d_k), work))  # [bq, d_k]
 
-        def scores(j0, j1):
-            """The block's scores against keys j0 .. j1 - 1, masked, in this thread's scratch block [bq, bk]."""
-            s = np.matmul(q_blk, k[b][j0:j1].T, out=buffer(scratch, "s", (i1 - i0, j1 - j0), work))
+        def scores(j0, j1, r0):
+            """Rows r0 .. of the block: their scores against keys j0 .. j1 - 1, masked, in this thread's scratch."""
+            s = np.matmul(q_blk[r0:], k[b][j0:j1].T, out=buffer(scratch, "s", (i1 - i0 - r0, j1 - j0), work))
             if check_overflow:
                 check_no_overflow(s, work, chosen)
-            hidden = _hidden_in_block(p0, p1, j0, j1, causal, window, patterns)  # None, or bool [bq, bk]
+            hidden = _hidden_in_block(p0 + r0, p1, j0, j1, causal, window, patterns)  # None, or bool [bq - r0, bk]
             if hidden is not None:
                 np.copyto(s, -np.inf, where=hidden)  # the future, and keys outside the window
             if mask is not None:
-                _apply_mask(s, mask[b][i0:i1, j0:j1], scratch)
+                _apply_mask(s, mask[b][i0 + r0 : i1, j0:j1], scratch)
             return s
 
         softmax_sums = _softmax_sums if bounded is not None and bounded[b] else _online_softmax
@@ -200,30 +201,31 @@ def _block_sizes(n_q, n_k, itemsize, window=None, block_q=None, block_k=None):
 def _online_softmax(scores, v, key_blocks, scratch):
     """The online softmax of one block of query rows -> (unnormalised output o [bq, d_v], sum l [bq, 1]).
 
-    For each block of keys (notebook 11, section 3), with s = scores(j0, j1):
+    For each block of keys (notebook 11, section 3), with s = scores(j0, j1, r0) for rows r0 .. of the block:
         m_new = max(m, max_j s_j),  alpha = exp(m - m_new),
         l = alpha l + sum_j exp(s_j - m_new),  o = alpha o + exp(s - m_new) @ v_j.
     In place: s is exponentiated where it lies (it is not needed again).
     """
     run_max = run_sum = acc = None
-    for j0, j1 in key_blocks:
-        s = scores(j0, j1)  # [bq, bk]
-        new_max = s.max(axis=-1, keepdims=True)  # [bq, 1]
-        if run_max is not None:
-            np.maximum(new_max, run_max, out=new_max)
+    for j0, j1, r0 in key_blocks:
+        s = scores(j0, j1, r0)  # [bq - r0, bk]
+        if acc is None:  # the block's rows: r0 + those of the first scores; nothing seen yet
+            n_rows = r0 + s.shape[0]
+            acc = buffer(scratch, "acc", (n_rows, v.shape[-1]), s.dtype)
+            acc[...] = 0
+            run_sum = np.zeros((n_rows, 1), s.dtype)
+            run_max = np.full((n_rows, 1), -np.inf, s.dtype)
+        new_max = s.max(axis=-1, keepdims=True)  # [bq - r0, 1]
+        np.maximum(new_max, run_max[r0:], out=new_max)
         # a row that has seen only -inf keeps 0 as its reference, so exp gives 0, not NaN
         ref = np.where(np.isneginf(new_max), 0, new_max)
-        p = np.exp(np.subtract(s, ref, out=s), out=s)  # [bq, bk]
-        if acc is None:  # the first block: nothing to rescale
-            acc = np.matmul(p, v[j0:j1], out=buffer(scratch, "acc", (s.shape[0], v.shape[-1]), s.dtype))
-            run_sum = p.sum(axis=-1, keepdims=True)
-        else:
-            alpha = np.exp(run_max - ref)  # how much the earlier partial sums shrink under the new max
-            run_sum *= alpha
-            run_sum += p.sum(axis=-1, keepdims=True)
-            acc *= alpha
-            acc += np.matmul(p, v[j0:j1], out=buffer(scratch, "pv", acc.shape, acc.dtype))  # [bq, bk] x [bk, d_v]
-        run_max = new_max
+        p = np.exp(np.subtract(s, ref, out=s), out=s)  # [bq - r0, bk]
+        alpha = np.exp(run_max[r0:] - ref)  # how much the earlier partial sums shrink under the new max (0 at first)
+        run_sum[r0:] *= alpha
+        run_sum[r0:] += p.sum(axis=-1, keepdims=True)
+        acc[r0:] *= alpha
+        acc[r0:] += np.matmul(p, v[j0:j1], out=buffer(scratch, "pv", (s.shape[0], v.shape[-1]), s.dtype))
+        run_max[r0:] = new_max
     return acc, run_sum
 
 
@@ -231,20 +233,24 @@ def _softmax_sums(scores, v, key_blocks, scratch):
     """The online softmax without its running maximum, for scores known to lie within +-_EXP_BOUND.
 
     softmax(s)_j = exp(s_j - m) / sum_i exp(s_i - m) for any m: the running max m only keeps exp from
-    overflowing. When every score lies in [-B, B] (B = 30 in float32), exp(s) lies in [e^-30, e^30],
+    overflowing. When every score lies in [-B, B] (B = 30 in float32), exp(s) lies in [e^-B, e^B],
     so the sums l = sum_j exp(s_j) and o = sum_j exp(s_j) v_j can be added up directly: one pass over
     each block of scores (exp) instead of four (max, subtract, exp, and the rescaling by alpha).
     """
     acc = run_sum = None
-    for j0, j1 in key_blocks:
-        s = scores(j0, j1)  # [bq, bk]
+    for j0, j1, r0 in key_blocks:
+        s = scores(j0, j1, r0)  # [bq - r0, bk]
         p = np.exp(s, out=s)
-        if acc is None:
-            acc = np.matmul(p, v[j0:j1], out=buffer(scratch, "acc", (s.shape[0], v.shape[-1]), s.dtype))
-            run_sum = p.sum(axis=-1, keepdims=True)
+        if acc is None:  # the first block: it starts the sums (rows before r0, if any, have seen no key yet)
+            n_rows = r0 + s.shape[0]
+            acc = buffer(scratch, "acc", (n_rows, v.shape[-1]), s.dtype)
+            acc[:r0] = 0
+            np.matmul(p, v[j0:j1], out=acc[r0:])
+            run_sum = np.zeros((n_rows, 1), s.dtype)
+            run_sum[r0:] = p.sum(axis=-1, keepdims=True)
         else:
-            acc += np.matmul(p, v[j0:j1], out=buffer(scratch, "pv", acc.shape, acc.dtype))  # [bq, bk] x [bk, d_v]
-            run_sum += p.sum(axis=-1, keepdims=True)
+            acc[r0:] += np.matmul(p, v[j0:j1], out=buffer(scratch, "pv", (s.shape[0], v.shape[-1]), s.dtype))
+            run_sum[r0:] += p.sum(axis=-1, keepdims=True)
     return acc, run_sum
 
 

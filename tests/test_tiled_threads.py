@@ -17,6 +17,7 @@ import pytest
 import attn_lib._threads as threads_module
 import attn_lib.efficient as efficient
 from attn_lib import scaled_dot_product_attention
+from attn_lib._tiles import plan_blocks
 from attn_lib.core import add_float_mask, check_no_overflow, may_overflow
 from attn_lib.efficient import _hidden_in_block, _prepare, blocked_attention_with_weights, tiled_attention
 
@@ -516,3 +517,48 @@ def test_a_keyboard_interrupt_in_a_worker_reaches_the_caller(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         tiled_attention(q, q, q, threads=2, block_q=8)  # 100 tasks: the others stop after their current one
     assert len(calls) < 100
+
+
+# --- the diagonal block split finer (causal, chosen block sizes) ------------------------------------------------
+
+
+def covered(n_q, n_k, block_q, block_k, causal, window, split):
+    """[n_q, n_k]: how many times the plan computes each score, and the scores it computes in all."""
+    seen = np.zeros((n_q, n_k), int)
+    plans = plan_blocks(n_q, n_k, block_q, block_k, causal, window, split)
+    for _, i0, i1, blocks in plans:
+        for j0, j1, r0 in blocks:
+            seen[i0 + r0 : i1, j0:j1] += 1
+    return seen, sum(cost for cost, *_ in plans)
+
+
+@pytest.mark.parametrize(
+    "n_q, n_k, block_q, block_k, window",
+    [(2048, 2048, 512, 512, None), (300, 700, 128, 256, None), (1000, 1000, 512, 512, 300), (700, 300, 256, 512, None)],
+)
+def test_the_split_diagonal_computes_every_visible_score_once_and_fewer_hidden_ones(n_q, n_k, block_q, block_k, window):
+    position = np.arange(n_k - n_q, n_k)[:, None]  # query i sits at position n_k - n_q + i
+    visible = np.arange(n_k) <= position
+    if window is not None:
+        visible &= position - np.arange(n_k) < window
+    split, split_cost = covered(n_q, n_k, block_q, block_k, True, window, split=True)
+    whole, whole_cost = covered(n_q, n_k, block_q, block_k, True, window, split=False)
+    assert (split[visible] == 1).all() and (whole[visible] == 1).all() and split.max() == 1
+    assert split_cost == split.sum() and whole_cost == whole.sum(), "a plan's cost is the scores it computes"
+    assert split_cost < whole_cost, "the split computes fewer of the hidden scores"
+    if (n_q, n_k, block_q, block_k) == (2048, 2048, 512, 512):  # 10 blocks of 512 x 512 -> 4 x 0.625 + 6 = 8.5
+        assert split_cost / whole_cost == pytest.approx(0.85)
+
+
+@pytest.mark.parametrize("n, dtype", [(1024, np.float64), (777, np.float32), (2048, np.float32)])
+def test_chosen_blocks_with_the_split_diagonal_match_the_formula(n, dtype):
+    rng = np.random.default_rng(n)
+    q, k, v = (rng.standard_normal((3, n, 32)).astype(dtype) for _ in range(3))
+    expected = scaled_dot_product_attention(q, k, v, mask=np.tril(np.ones((n, n), bool)))[0]
+    for shortcut in (True, False):  # the bounded sums and the online softmax
+        with pytest.MonkeyPatch.context() as patch:
+            if not shortcut:
+                patch.setattr(efficient, "_bounded_heads", lambda *args: None)
+            got = tiled_attention(q, k, v, causal=True)
+        tol = 1e-12 if dtype == np.float64 else 2e-6
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
