@@ -115,7 +115,9 @@ def tiled_attention(
     float32). `threads` (default: every core this process may use) run the blocks of query rows of
     all heads in parallel, with BLAS on one thread meanwhile (`attn_lib._threads`); `threads=1`
     runs them one after another. Inputs below about 50 million multiply-adds (12 heads of n = 180)
-    run in the calling thread, where threads would cost more than they give.
+    run in the calling thread, where threads would cost more than they give. With `causal` and chosen blocks, a key
+    block that crosses the diagonal is cut in four and each piece computed only for the query rows that see one of its
+    keys (`attn_lib._tiles.plan_blocks`): the diagonal block costs 0.62 of a full one instead of 1.
 
     The online softmax (`_online_softmax`) is the general path. A shortcut (`_softmax_sums`) skips
     its running maximum when no score can be large enough for exp to overflow: the same
