@@ -41,7 +41,7 @@ MAX_MOSAIC_INCHES = 9.5
 LABEL_SPACING = 1.2 * LABEL_PT / 72
 
 
-def _png(canvas):
+def canvas_png(canvas):
     """The canvas' current pixels as PNG bytes (fast zlib level: these images are redrawn often)."""
     width, height = canvas.get_width_height(physical=True)
     image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
@@ -103,7 +103,7 @@ class FastFigure:
                     self.fig.draw_artist(spine)
             draw_numbers(self.fig, cells, matrix)
         draw_titles(self.fig, self.titles, titles)
-        return _png(self.canvas)
+        return canvas_png(self.canvas)
 
 
 def draw_numbers(fig, cells, matrix):
@@ -156,7 +156,7 @@ class MosaicFigure(FastFigure):
             self.fig.draw_artist(frame)  # a framed row (heads_figure's highlight) stays on top of the cells
         draw_numbers(self.fig, self.cells[0], mosaic)
         draw_titles(self.fig, self.titles, titles)
-        return _png(self.canvas)
+        return canvas_png(self.canvas)
 
 
 def cat_figure(lang, mask=None, legend_room=False):

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from attn_lib._checks import as_float_array, check_positive_int, describe_value
 from attn_lib.i18n import t
-from attn_lib.pictures.fast_figures import DPI, _png, draw_titles
+from attn_lib.pictures.fast_figures import DPI, canvas_png, draw_titles
 from attn_lib.pictures.heatmaps import use_cjk_font
 from attn_lib.sampling import sampling_distribution
 
@@ -227,4 +227,4 @@ class NextTokenBars:
             self.fig.draw_artist(bar)
             self.fig.draw_artist(number)
         draw_titles(self.fig, self.texts, titles)
-        return _png(self.canvas)
+        return canvas_png(self.canvas)

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 
 from attn_lib._checks import check_positive_int, check_seed
 from attn_lib.i18n import t
-from attn_lib.pictures.fast_figures import DPI, _png, draw_titles
+from attn_lib.pictures.fast_figures import DPI, canvas_png, draw_titles
 from attn_lib.pictures.heatmaps import use_cjk_font
 from attn_lib.position import frequencies, rope, sinusoidal_encoding
 from attn_lib.widgets.shell import AttentionWidget, widget_language
@@ -63,7 +63,7 @@ class FastLines:
             line.set_ydata(y)
             self.fig.draw_artist(line)
         draw_titles(self.fig, self.titles, titles)
-        return _png(self.canvas)
+        return canvas_png(self.canvas)
 
 
 class PositionWidget(AttentionWidget):
